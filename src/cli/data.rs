@@ -1,0 +1,464 @@
+//! `import`, `export`, `list`, `tasks`, `delete`, `compact`, `stats`, `sessions`.
+
+use super::{Cli, FilterArgs, output};
+use crate::formats::{self, ExportItem, Format, ImportOptions, Item};
+use crate::session;
+use crate::store::{Query, SortKey, Store};
+use crate::trajectory::{ErrorKind, Trajectory, now_millis};
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// How many records are written to the store in one batch.
+const BATCH: usize = 1000;
+
+/// Arguments of `rollscope import`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Files to import.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The format of every file, instead of detecting it.
+    #[arg(long, value_parser = parse_format)]
+    pub format: Option<Format>,
+    /// Import nothing from a file that has any bad record.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// Arguments of `rollscope export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The format to write: rollscope, openai, sharegpt, trl-prompt-completion, trl-stepwise.
+    #[arg(long, value_parser = parse_format, default_value = "rollscope")]
+    pub format: Format,
+    /// Where to write (standard output when omitted).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Which trajectories.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+/// Arguments of `rollscope list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Which trajectories.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Order by: stored, reward, turns, prm, task, step.
+    #[arg(long, default_value = "stored")]
+    pub sort: SortKey,
+    /// Largest first.
+    #[arg(long)]
+    pub desc: bool,
+    /// At most this many (text output shows 50 unless set; --json shows all unless set).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skip this many.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+}
+
+/// Arguments of `rollscope tasks`.
+#[derive(Debug, Args)]
+pub struct TasksArgs {
+    /// Only tasks from this source (e.g. gsm8k, arith).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// At most this many.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+/// Arguments of `rollscope delete`.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// Which trajectories (at least one filter, or --all).
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Delete every trajectory of the session.
+    #[arg(long)]
+    pub all: bool,
+    /// Show how many would go, and delete nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Arguments of `rollscope stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Which trajectories.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+}
+
+fn parse_format(text: &str) -> Result<Format, String> {
+    text.parse()
+}
+
+/// Writes imported records to the store in batches.
+struct BatchWriter<'a> {
+    store: &'a Store,
+    trajectories: Vec<Trajectory>,
+    tasks: Vec<crate::trajectory::Task>,
+}
+
+impl BatchWriter<'_> {
+    fn push(&mut self, item: Item) -> anyhow::Result<()> {
+        match item {
+            Item::Trajectory(trajectory) => self.trajectories.push(*trajectory),
+            Item::Task(task) => self.tasks.push(*task),
+        }
+        if self.trajectories.len() >= BATCH || self.tasks.len() >= BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        self.store.put_tasks(&std::mem::take(&mut self.tasks))?;
+        self.store
+            .put_trajectories(&std::mem::take(&mut self.trajectories))?;
+        Ok(())
+    }
+}
+
+fn spinner(message: String) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {pos} records ({per_sec})")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_message(message);
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+/// `rollscope import`.
+pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let mut reports = Vec::new();
+    let mut failures = 0;
+    for path in &args.files {
+        let bar = spinner(format!("importing {}", path.display()));
+        let mut writer = BatchWriter {
+            store: &store,
+            trajectories: Vec::new(),
+            tasks: Vec::new(),
+        };
+        let options = ImportOptions {
+            format: args.format,
+            strict: args.strict,
+            id_nonce: now_millis(),
+        };
+        let result = formats::import_file(path, options, &mut |item| {
+            bar.inc(1);
+            writer.push(item)
+        })
+        .map_err(anyhow::Error::from)
+        .and_then(|report| writer.flush().map(|()| report));
+        bar.finish_and_clear();
+        match result {
+            Ok(report) => {
+                for problem in &report.problems {
+                    eprintln!("warning: {problem}");
+                }
+                if args.strict && !report.problems.is_empty() {
+                    failures += 1;
+                    eprintln!(
+                        "{}: {} bad records; nothing imported from it (--strict)",
+                        path.display(),
+                        report.problems.len()
+                    );
+                }
+                if !cli.json {
+                    println!(
+                        "{}: {} trajectories, {} tasks ({}){}",
+                        path.display(),
+                        report.trajectories,
+                        report.tasks,
+                        report.format.map_or("?", Format::name),
+                        if report.problems.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", {} records skipped", report.problems.len())
+                        }
+                    );
+                }
+                reports.push(serde_json::json!({
+                    "file": path,
+                    "format": report.format.map(Format::name),
+                    "trajectories": report.trajectories,
+                    "tasks": report.tasks,
+                    "problems": report.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                }));
+            }
+            Err(error) => {
+                failures += 1;
+                eprintln!("error: {error:#}");
+                reports.push(serde_json::json!({"file": path, "error": format!("{error:#}")}));
+            }
+        }
+    }
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    }
+    anyhow::ensure!(
+        failures == 0,
+        "{failures} of {} files could not be imported",
+        args.files.len()
+    );
+    Ok(())
+}
+
+/// `rollscope export`.
+pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.format.can_export(),
+        "{} cannot be written; export formats: rollscope, openai, sharegpt, trl-prompt-completion, trl-stepwise",
+        args.format
+    );
+    let store = cli.open_store()?;
+    let summaries = store.query(&Query {
+        filter: args.filter.to_filter(),
+        ..Query::default()
+    })?;
+    let mut items = summaries.iter().map(|summary| {
+        let trajectory = store
+            .get(summary.id)?
+            .with_context(|| format!("trajectory {} vanished during export", summary.id))?;
+        let task = match &trajectory.task_id {
+            Some(task_id) => store.get_task(task_id)?,
+            None => None,
+        };
+        Ok(ExportItem { trajectory, task })
+    });
+    let written = match &args.output {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            let written = formats::export(args.format, &mut items, &mut out)?;
+            out.flush()?;
+            eprintln!("wrote {written} records to {} ({})", path.display(), args.format);
+            written
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            let written = formats::export(args.format, &mut items, &mut out)?;
+            out.flush()?;
+            written
+        }
+    };
+    if written == 0 {
+        eprintln!("note: no trajectories matched the filter");
+    }
+    Ok(())
+}
+
+/// `rollscope list`.
+pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let filter = args.filter.to_filter();
+    let limit = args.limit.or(if cli.json { None } else { Some(50) });
+    let summaries = store.query(&Query {
+        filter: filter.clone(),
+        sort: args.sort,
+        descending: args.desc,
+        offset: args.offset,
+        limit,
+    })?;
+    if cli.json {
+        println!("{}", serde_json::to_string(&summaries)?);
+        return Ok(());
+    }
+    let total = store.count(&filter)?;
+    println!("{}", output::summary_header());
+    for summary in &summaries {
+        println!("{}", output::summary_row(summary));
+    }
+    println!(
+        "{} of {total} matching ({}){}",
+        summaries.len(),
+        filter.describe(),
+        if summaries.len() < total.saturating_sub(args.offset) {
+            "; --limit N or --offset N for more"
+        } else {
+            ""
+        }
+    );
+    Ok(())
+}
+
+/// `rollscope tasks`.
+pub fn tasks(cli: &Cli, args: &TasksArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let tasks: Vec<_> = store
+        .tasks()?
+        .into_iter()
+        .filter(|task| args.source.as_ref().is_none_or(|source| &task.source == source))
+        .take(args.limit.unwrap_or(usize::MAX))
+        .collect();
+    if cli.json {
+        println!("{}", serde_json::to_string(&tasks)?);
+        return Ok(());
+    }
+    println!("{:<28} {:<12} {:>4} {:<12} question", "id", "source", "diff", "answer");
+    for task in &tasks {
+        println!(
+            "{:<28} {:<12} {:>4} {:<12} {}",
+            output::truncate(&task.id, 28),
+            output::truncate(&task.source, 12),
+            task.difficulty.map_or("–".into(), |d| d.to_string()),
+            output::truncate(task.ground_truth.as_deref().unwrap_or("–"), 12),
+            output::truncate(&task.question().replace('\n', " "), 70)
+        );
+    }
+    println!("{} tasks", tasks.len());
+    Ok(())
+}
+
+/// `rollscope delete`.
+pub fn delete(cli: &Cli, args: &DeleteArgs) -> anyhow::Result<()> {
+    let filter = args.filter.to_filter();
+    anyhow::ensure!(
+        args.all || !filter.is_empty(),
+        "refusing to delete everything without --all; give a filter such as --run or --fail"
+    );
+    let store = cli.open_store()?;
+    let ids: Vec<_> = store
+        .query(&Query {
+            filter: filter.clone(),
+            ..Query::default()
+        })?
+        .into_iter()
+        .map(|summary| summary.id)
+        .collect();
+    if args.dry_run {
+        println!("would delete {} trajectories ({})", ids.len(), filter.describe());
+        return Ok(());
+    }
+    let removed = store.delete_trajectories(&ids)?;
+    if cli.json {
+        println!("{}", serde_json::json!({"deleted": removed}));
+    } else {
+        println!(
+            "deleted {removed} trajectories ({}); `rollscope compact` reclaims their space",
+            filter.describe()
+        );
+    }
+    Ok(())
+}
+
+/// `rollscope compact`.
+pub fn compact(cli: &Cli) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let bar = spinner("compacting".into());
+    let (_store, report) = store.compact()?;
+    bar.finish_and_clear();
+    if cli.json {
+        println!(
+            "{}",
+            serde_json::json!({"before_bytes": report.before, "after_bytes": report.after, "records": report.records})
+        );
+    } else {
+        println!(
+            "compacted {} records: {} → {}",
+            report.records,
+            output::bytes(report.before),
+            output::bytes(report.after)
+        );
+    }
+    Ok(())
+}
+
+/// `rollscope stats`: counts by outcome, label kind and run.
+pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let summaries = store.query(&Query {
+        filter: args.filter.to_filter(),
+        ..Query::default()
+    })?;
+    let passed = summaries.iter().filter(|s| s.passed == Some(true)).count();
+    let failed = summaries.iter().filter(|s| s.passed == Some(false)).count();
+    let mut confirmed = BTreeMap::new();
+    let mut suggested = BTreeMap::new();
+    let mut runs: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for summary in &summaries {
+        for kind in summary.confirmed_kinds() {
+            *confirmed.entry(kind).or_insert(0usize) += 1;
+        }
+        for kind in summary.suggested_kinds() {
+            *suggested.entry(kind).or_insert(0usize) += 1;
+        }
+        let entry = runs.entry(summary.run.clone()).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from(summary.passed == Some(true));
+    }
+    if cli.json {
+        let kinds = |map: &BTreeMap<ErrorKind, usize>| {
+            ErrorKind::ALL
+                .iter()
+                .map(|kind| (kind.to_string(), map.get(kind).copied().unwrap_or(0)))
+                .collect::<BTreeMap<_, _>>()
+        };
+        println!(
+            "{}",
+            serde_json::json!({
+                "trajectories": summaries.len(),
+                "passed": passed,
+                "failed": failed,
+                "confirmed_labels": kinds(&confirmed),
+                "suggested_labels": kinds(&suggested),
+                "runs": runs.iter().map(|(run, (n, pass))| serde_json::json!({"run": run, "trajectories": n, "passed": pass})).collect::<Vec<_>>(),
+            })
+        );
+        return Ok(());
+    }
+    println!(
+        "{} trajectories · {passed} pass · {failed} fail · {} without a verdict",
+        summaries.len(),
+        summaries.len() - passed - failed
+    );
+    println!("{:<14} {:>9} {:>9}", "error kind", "confirmed", "suggested");
+    for kind in ErrorKind::ALL {
+        println!(
+            "{:<14} {:>9} {:>9}",
+            kind.as_str(),
+            confirmed.get(&kind).unwrap_or(&0),
+            suggested.get(&kind).unwrap_or(&0)
+        );
+    }
+    println!("{:<20} {:>12} {:>9}", "run", "trajectories", "success");
+    for (run, (count, pass)) in &runs {
+        let name = if run.is_empty() { "(imported)" } else { run };
+        println!(
+            "{:<20} {:>12} {:>8.1}%",
+            name,
+            count,
+            100.0 * *pass as f64 / (*count).max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// `rollscope sessions`.
+pub fn sessions(cli: &Cli) -> anyhow::Result<()> {
+    let root = session::sessions_root(cli.sessions_dir.as_deref());
+    let names = session::list_sessions(&root)?;
+    if cli.json {
+        println!("{}", serde_json::to_string(&names)?);
+    } else if names.is_empty() {
+        println!("no sessions under {} yet; any command creates one", root.display());
+    } else {
+        for name in names {
+            println!("{name}");
+        }
+    }
+    Ok(())
+}

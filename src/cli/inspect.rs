@@ -1,0 +1,234 @@
+//! `show` and `label`: one trajectory in the terminal, and labelling it.
+
+use super::{Cli, output};
+use crate::store::Store;
+use crate::text::{clip, inert};
+use crate::trajectory::{ErrorKind, Label, LabelStatus, Role, Trajectory, now_millis};
+use clap::Args;
+use std::fmt::Write as _;
+
+/// Arguments of `rollscope show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The trajectory id (a unique prefix is enough).
+    pub id: String,
+    /// Print the system prompt and observations in full instead of their first lines.
+    #[arg(long)]
+    pub full: bool,
+    /// Print the token trace: each token with its loss-mask bit and log-prob.
+    #[arg(long)]
+    pub tokens: bool,
+}
+
+/// Arguments of `rollscope label`.
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// The trajectory id (a unique prefix is enough).
+    pub id: String,
+    /// The step (turn) to label, 1-based as `show` prints it.
+    #[arg(long)]
+    pub turn: u32,
+    /// The error kind: calculation, reasoning, understanding or format.
+    #[arg(long, value_parser = |text: &str| text.parse::<ErrorKind>())]
+    pub kind: ErrorKind,
+    /// A note explaining the label.
+    #[arg(long)]
+    pub note: Option<String>,
+    /// Record it as a suggestion rather than a confirmed label.
+    #[arg(long)]
+    pub suggested: bool,
+    /// Remove the label of that kind from that step instead of adding it.
+    #[arg(long)]
+    pub remove: bool,
+}
+
+/// `rollscope show`.
+pub fn show(cli: &Cli, args: &ShowArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let id = store.resolve(&args.id)?;
+    let trajectory = store
+        .get(id)?
+        .ok_or_else(|| anyhow::anyhow!("no trajectory with id {id}"))?;
+    if cli.json {
+        println!("{}", serde_json::to_string_pretty(&trajectory)?);
+        return Ok(());
+    }
+    print!("{}", render(&store, &trajectory, args.full)?);
+    if args.tokens {
+        print!("{}", render_tokens(&trajectory));
+    }
+    Ok(())
+}
+
+/// A trajectory as plain text, turn by turn.
+pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Result<String> {
+    let mut out = String::new();
+    let task = match &trajectory.task_id {
+        Some(task_id) => store.get_task(task_id)?,
+        None => None,
+    };
+    let reward = trajectory.reward.as_ref().map_or("no reward".to_string(), |reward| {
+        let parts: Vec<String> = reward
+            .components
+            .iter()
+            .map(|(name, value)| format!("{name} {value:.2}"))
+            .collect();
+        let verdict = if reward.is_pass() { "pass" } else { "fail" };
+        if parts.is_empty() {
+            format!("reward {:.2} {verdict}", reward.total)
+        } else {
+            format!("reward {:.2} {verdict} ({})", reward.total, parts.join(" · "))
+        }
+    });
+    writeln!(
+        out,
+        "{} · task {} · {} · {} · {} · {}",
+        trajectory.id,
+        trajectory.task_id.as_deref().unwrap_or("–"),
+        output::coordinates(trajectory.run.clone(), trajectory.policy_version.map(|v| format!("step {v}"))),
+        output::coordinates(
+            trajectory.group.map(|g| format!("group {g}")),
+            trajectory.sample.map(|s| format!("sample {}", s + 1))
+        ),
+        reward,
+        trajectory.stop_reason
+    )?;
+    if let Some(truth) = task.as_ref().and_then(|task| task.ground_truth.as_deref()) {
+        writeln!(out, "ground truth  {}", inert(truth))?;
+    }
+    if let Some(advantage) = trajectory.advantage {
+        writeln!(out, "advantage     {advantage:+.3}")?;
+    }
+    let steps = trajectory.steps();
+    let mut turn = 0;
+    let mut observation = 0;
+    for (index, message) in trajectory.messages.iter().enumerate() {
+        match message.role {
+            Role::Assistant => {
+                turn += 1;
+                writeln!(out, "\nt{turn} assistant")?;
+                if let Some(reasoning) = &message.reasoning {
+                    writeln!(out, "  (reasoning) {}", indent(&inert(reasoning)))?;
+                }
+                for (step, location) in steps.iter().enumerate().filter(|(_, l)| l.message == index) {
+                    if location.span.is_some() {
+                        writeln!(out, "  s{} {}", step + 1, indent(&inert(message.span_text(location.span))))?;
+                    }
+                    write_step_marks(&mut out, trajectory, step as u32)?;
+                }
+                if message.spans.is_empty() && !message.content.is_empty() {
+                    writeln!(out, "  {}", indent(&inert(&message.content)))?;
+                }
+                for call in &message.tool_calls {
+                    writeln!(out, "  → {} {}", inert(&call.name), inert(&call.arguments))?;
+                }
+            }
+            Role::Tool => {
+                observation += 1;
+                let error = if message.is_error { " · error" } else { "" };
+                let latency = message
+                    .latency_ms
+                    .map_or(String::new(), |ms| format!(" · {ms:.0} ms"));
+                let name = message.name.as_deref().unwrap_or("tool");
+                writeln!(out, "o{observation} {name}{error}{latency} · not trained")?;
+                let text = inert(&message.content);
+                let shown = if full { text } else { clip(&text, 600).into_owned().into() };
+                writeln!(out, "  {}", indent(&shown))?;
+            }
+            _ => {
+                let text = inert(&message.content);
+                let shown = if full || message.role == Role::User {
+                    text
+                } else {
+                    clip(text.lines().next().unwrap_or(""), 100).into_owned().into()
+                };
+                writeln!(out, "{:<9} {}", message.role.as_str(), indent(&shown))?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn write_step_marks(out: &mut String, trajectory: &Trajectory, step: u32) -> std::fmt::Result {
+    for score in trajectory.scores_of_step(step) {
+        let note = score.note.as_deref().map_or(String::new(), |note| format!(" ({note})"));
+        writeln!(out, "  PRM {:.2} {}{note}", score.value, score.source)?;
+    }
+    for label in trajectory.labels_of_step(step) {
+        let mark = if label.status == LabelStatus::Suggested { "?" } else { "" };
+        let note = label.note.as_deref().map_or(String::new(), |note| format!(" — {note}"));
+        writeln!(out, "  label {}{mark}{note}", label.kind)?;
+    }
+    Ok(())
+}
+
+fn indent(text: &str) -> String {
+    text.replace('\n', "\n  ")
+}
+
+fn render_tokens(trajectory: &Trajectory) -> String {
+    let Some(trace) = &trajectory.token_trace else {
+        return "\n(no token trace recorded)\n".into();
+    };
+    let mut out = format!(
+        "\ntokens: {} · trained on {} (mask 1)\n",
+        trace.len(),
+        trace.policy_tokens()
+    );
+    for (index, id) in trace.token_ids.iter().enumerate() {
+        let mask = trace.loss_mask.get(index).copied().unwrap_or(0);
+        let logprob = trace
+            .logprobs
+            .get(index)
+            .filter(|_| mask == 1)
+            .map_or(String::new(), |lp| format!(" {lp:.3}"));
+        let _ = writeln!(out, "{index:>6} {id:>7} {mask}{logprob}");
+    }
+    out
+}
+
+/// `rollscope label`.
+pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(args.turn >= 1, "--turn is 1-based: the first turn is 1");
+    let store = cli.open_store()?;
+    let id = store.resolve(&args.id)?;
+    let step = args.turn - 1;
+    let saved = if args.remove {
+        store.remove_labels(id, step, Some(args.kind))?
+    } else {
+        let author = cli
+            .session_paths()?
+            .load_config()?
+            .annotator
+            .or_else(|| std::env::var("USER").ok());
+        store.add_label(
+            id,
+            Label {
+                step,
+                kind: args.kind,
+                status: if args.suggested {
+                    LabelStatus::Suggested
+                } else {
+                    LabelStatus::Confirmed
+                },
+                note: args.note.clone(),
+                author,
+                time: now_millis(),
+            },
+        )?
+    };
+    if cli.json {
+        println!("{}", serde_json::to_string(&saved.labels)?);
+    } else {
+        let labels: Vec<String> = saved
+            .labels_of_step(step)
+            .map(|label| label.kind.to_string())
+            .collect();
+        println!(
+            "{id} turn {}: {} (saved)",
+            args.turn,
+            if labels.is_empty() { "no labels".into() } else { labels.join(", ") }
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! The command line: clap subcommands, each a thin call into the library.
+
+mod data;
+mod filter_args;
+mod inspect;
+mod output;
+
+use crate::session::{self, SessionPaths};
+use crate::store::Store;
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+pub use filter_args::FilterArgs;
+
+/// Rollscope: inspect, label, train and curate agentic RL rollouts from the terminal.
+///
+/// With no command it opens the TUI on the `default` session.
+#[derive(Debug, Parser)]
+#[command(name = "rollscope", version, about, long_about = None, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// The session to work in (a folder under the sessions root).
+    #[arg(long, global = true, env = "ROLLSCOPE_SESSION", default_value = "default")]
+    pub session: String,
+    /// The sessions root [default: $ROLLSCOPE_SESSIONS, else ./sessions].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub sessions_dir: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+const AFTER_HELP: &str = "\
+Examples:
+  rollscope import runs/*.jsonl                 bring trajectories in (format detected)
+  rollscope list --fail --unlabelled            the badcase queue
+  rollscope show 1f3a                           a trajectory, turn by turn
+  rollscope label 1f3a --turn 2 --kind calculation
+  rollscope export --format openai --pass -o sft.jsonl";
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Import trajectories and tasks from files (format detected from content).
+    Import(data::ImportArgs),
+    /// Export trajectories to a file in another tool's format.
+    Export(data::ExportArgs),
+    /// List trajectories, filtered and sorted.
+    List(data::ListArgs),
+    /// List the tasks of the session.
+    Tasks(data::TasksArgs),
+    /// Delete the trajectories a filter selects.
+    Delete(data::DeleteArgs),
+    /// Rewrite the store to reclaim the space of deleted records.
+    Compact,
+    /// Print one trajectory turn by turn.
+    Show(inspect::ShowArgs),
+    /// Label a step of a trajectory with an error kind.
+    Label(inspect::LabelArgs),
+    /// Counts by outcome, error kind and run.
+    Stats(data::StatsArgs),
+    /// List the sessions under the sessions root.
+    Sessions,
+}
+
+impl Cli {
+    /// The selected session's paths.
+    pub fn session_paths(&self) -> anyhow::Result<SessionPaths> {
+        let root = session::sessions_root(self.sessions_dir.as_deref());
+        SessionPaths::new(&root, &self.session)
+    }
+
+    /// Opens the selected session's store.
+    pub fn open_store(&self) -> anyhow::Result<Store> {
+        let paths = self.session_paths()?;
+        Store::open(&paths.store_dir())
+            .with_context(|| format!("cannot open session `{}`", paths.name))
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match &cli.command {
+        None => anyhow::bail!("the TUI is not part of this build yet; see `rollscope --help`"),
+        Some(Command::Import(args)) => data::import(&cli, args),
+        Some(Command::Export(args)) => data::export(&cli, args),
+        Some(Command::List(args)) => data::list(&cli, args),
+        Some(Command::Tasks(args)) => data::tasks(&cli, args),
+        Some(Command::Delete(args)) => data::delete(&cli, args),
+        Some(Command::Compact) => data::compact(&cli),
+        Some(Command::Show(args)) => inspect::show(&cli, args),
+        Some(Command::Label(args)) => inspect::label(&cli, args),
+        Some(Command::Stats(args)) => data::stats(&cli, args),
+        Some(Command::Sessions) => data::sessions(&cli),
+    }
+}

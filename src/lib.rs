@@ -1,0 +1,8 @@
+//! Rollscope: a terminal workbench for agentic reinforcement learning on language models.
+
+pub mod cli;
+pub mod formats;
+pub mod session;
+pub mod store;
+pub mod text;
+pub mod trajectory;

@@ -1,0 +1,117 @@
+//! Sessions: a folder per session under the sessions root, with its config, store, models,
+//! runs and exports.
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the sessions root.
+pub const SESSIONS_ENV: &str = "ROLLSCOPE_SESSIONS";
+
+/// Where a session's files live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionPaths {
+    /// The session's name.
+    pub name: String,
+    /// Its folder.
+    pub dir: PathBuf,
+}
+
+impl SessionPaths {
+    /// The session `name` under `root`.
+    pub fn new(root: &Path, name: &str) -> anyhow::Result<Self> {
+        let valid = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !name.starts_with('.');
+        anyhow::ensure!(
+            valid,
+            "session name `{name}` may use only letters, digits, `-`, `_` and `.`"
+        );
+        Ok(Self {
+            name: name.to_string(),
+            dir: root.join(name),
+        })
+    }
+
+    /// The sled store.
+    pub fn store_dir(&self) -> PathBuf {
+        self.dir.join("store")
+    }
+
+    /// The session's config file.
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.join("session.toml")
+    }
+
+    /// Policy versions, each a Hugging Face model folder.
+    pub fn models_dir(&self) -> PathBuf {
+        self.dir.join("models")
+    }
+
+    /// A run's folder (metrics copy, checkpoints).
+    pub fn run_dir(&self, run: &str) -> PathBuf {
+        self.dir.join("runs").join(run)
+    }
+
+    /// Curated datasets and their manifests.
+    pub fn exports_dir(&self) -> PathBuf {
+        self.dir.join("exports")
+    }
+
+    /// Reads the session config, or the defaults when the file does not exist.
+    pub fn load_config(&self) -> anyhow::Result<SessionConfig> {
+        SessionConfig::load(&self.config_path())
+    }
+}
+
+/// The sessions root: the flag, else `$ROLLSCOPE_SESSIONS`, else `./sessions`.
+pub fn sessions_root(flag: Option<&Path>) -> PathBuf {
+    flag.map(Path::to_path_buf)
+        .or_else(|| std::env::var_os(SESSIONS_ENV).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("sessions"))
+}
+
+/// The names of the sessions under a root, sorted.
+pub fn list_sessions(root: &Path) -> anyhow::Result<Vec<String>> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Ok(Vec::new());
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot read {}", root.display()))?;
+        let path = entry.path();
+        if path.join("store").is_dir() || path.join("session.toml").is_file() {
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// A session's settings, from `session.toml`. Every field has a default.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SessionConfig {
+    /// The TUI's theme: a name in `themes/` or a path to a theme file.
+    pub theme: Option<String>,
+    /// A keymap file that overrides the built-in keys.
+    pub keymap: Option<PathBuf>,
+    /// The current policy: a model folder (default: the session's newest policy version).
+    pub model: Option<PathBuf>,
+    /// Who annotations are attributed to (default: `$USER`).
+    pub annotator: Option<String>,
+}
+
+impl SessionConfig {
+    /// Reads a config file; a missing file gives the defaults, a bad one names the field.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+        };
+        toml::from_str(&text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+    }
+}

@@ -1,0 +1,67 @@
+//! One process owns a store: an exclusive lock file beside it that names its holder.
+
+use fs4::fs_std::FileExt;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Holds the exclusive lock of a store until dropped.
+#[derive(Debug)]
+pub struct HolderLock {
+    file: File,
+}
+
+/// Why a store could not be locked.
+#[derive(Debug)]
+pub enum LockFailure {
+    /// Another process holds it; the text says who.
+    Held(String),
+    /// The lock file could not be opened or written.
+    Io(std::io::Error),
+}
+
+impl HolderLock {
+    /// Takes the lock at `path` at once, or says who holds it. Never waits.
+    pub fn acquire(path: &Path) -> Result<Self, LockFailure> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(LockFailure::Io)?;
+        match file.try_lock_exclusive() {
+            Ok(true) => {}
+            Ok(false) => {
+                let mut holder = String::new();
+                file.read_to_string(&mut holder).map_err(LockFailure::Io)?;
+                let holder = holder.trim();
+                let holder = if holder.is_empty() {
+                    "another process".to_string()
+                } else {
+                    holder.to_string()
+                };
+                return Err(LockFailure::Held(holder));
+            }
+            Err(error) => return Err(LockFailure::Io(error)),
+        }
+        let description = format!(
+            "process {} ({}), since {}",
+            std::process::id(),
+            std::env::args().collect::<Vec<_>>().join(" "),
+            chrono::Local::now().format("%Y-%m-%d %H:%M:%S")
+        );
+        file.set_len(0).map_err(LockFailure::Io)?;
+        file.seek(SeekFrom::Start(0)).map_err(LockFailure::Io)?;
+        file.write_all(description.as_bytes()).map_err(LockFailure::Io)?;
+        file.sync_data().map_err(LockFailure::Io)?;
+        Ok(Self { file })
+    }
+}
+
+impl Drop for HolderLock {
+    fn drop(&mut self) {
+        let _ = self.file.set_len(0);
+        let _ = FileExt::unlock(&self.file);
+    }
+}

@@ -1,0 +1,241 @@
+//! The session store: trajectories, their summaries and indexes, tasks, runs and metrics in
+//! one sled tree, written in atomic batches and flushed before anything is reported saved.
+
+mod keys;
+mod lock;
+mod maintenance;
+mod query;
+mod records;
+mod summary;
+mod trace_codec;
+mod write;
+
+pub use maintenance::{CompactionReport, SCHEMA_VERSION};
+pub use query::{Filter, Outcome, Query, SortKey};
+pub use summary::Summary;
+
+use crate::trajectory::{Trajectory, TrajectoryId};
+use lock::{HolderLock, LockFailure};
+use std::path::{Path, PathBuf};
+
+/// The cache sled may use by default: enough for lists and recent records.
+pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What can go wrong with a store; callers match on `Locked` and `NotFound`.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another process owns the store.
+    #[error("the store {path} is in use by {holder}; close that program, or follow its runs read-only with `rollscope watch`")]
+    Locked {
+        /// The store's folder.
+        path: PathBuf,
+        /// Who holds it, as the holder wrote it.
+        holder: String,
+    },
+    /// The store was written by a newer Rollscope.
+    #[error("the store {path} has schema version {found}, newer than this Rollscope's {supported}; upgrade Rollscope")]
+    NewerSchema {
+        /// The store's folder.
+        path: PathBuf,
+        /// The version found on disk.
+        found: u32,
+        /// The newest version this build reads.
+        supported: u32,
+    },
+    /// No trajectory has that id.
+    #[error("no trajectory with id {0}")]
+    NotFound(String),
+    /// An id prefix matches several trajectories.
+    #[error("id prefix `{prefix}` matches {count} trajectories; type more digits")]
+    Ambiguous {
+        /// The prefix typed.
+        prefix: String,
+        /// How many ids start with it.
+        count: usize,
+    },
+    /// A record could not be decoded.
+    #[error("corrupt record {what}: {reason}")]
+    Corrupt {
+        /// Which record.
+        what: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A record or argument is not valid.
+    #[error("{0}")]
+    Invalid(String),
+    /// sled failed.
+    #[error("store database error: {0}")]
+    Sled(#[from] sled::Error),
+    /// A file operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// Result type of store operations.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Options for opening a store.
+#[derive(Clone, Copy, Debug)]
+pub struct StoreOptions {
+    /// Upper bound of sled's page cache, in bytes.
+    pub cache_bytes: u64,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            cache_bytes: DEFAULT_CACHE_BYTES,
+        }
+    }
+}
+
+/// An open session store, held exclusively by this process.
+pub struct Store {
+    db: sled::Db,
+    path: PathBuf,
+    options: StoreOptions,
+    writer: std::sync::Mutex<()>,
+    _lock: HolderLock,
+}
+
+impl Store {
+    /// Opens (or creates) the store in `dir` with default options.
+    pub fn open(dir: &Path) -> StoreResult<Self> {
+        Self::open_with(dir, StoreOptions::default())
+    }
+
+    /// Opens (or creates) the store in `dir`: takes the lock, checks the schema, migrates.
+    pub fn open_with(dir: &Path, options: StoreOptions) -> StoreResult<Self> {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+            context: format!("cannot create the store folder {}", dir.display()),
+            source,
+        })?;
+        let lock = HolderLock::acquire(&lock_path(dir)).map_err(|failure| match failure {
+            LockFailure::Held(holder) => StoreError::Locked {
+                path: dir.to_path_buf(),
+                holder,
+            },
+            LockFailure::Io(source) => StoreError::Io {
+                context: format!("cannot lock the store {}", dir.display()),
+                source,
+            },
+        })?;
+        let db = sled::Config::new()
+            .path(dir)
+            .cache_capacity(options.cache_bytes)
+            .open()?;
+        let store = Self {
+            db,
+            path: dir.to_path_buf(),
+            options,
+            writer: std::sync::Mutex::new(()),
+            _lock: lock,
+        };
+        store.check_schema()?;
+        Ok(store)
+    }
+
+    /// Serialises read-modify-write sequences between threads sharing the store.
+    fn write_guard(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The store's folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes everything pending to disk; returns when it is durable.
+    pub fn flush(&self) -> StoreResult<()> {
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// Number of trajectories stored.
+    pub fn trajectory_count(&self) -> usize {
+        self.db.scan_prefix([keys::SUMMARY]).count()
+    }
+
+    /// A trajectory with its token trace.
+    pub fn get(&self, id: TrajectoryId) -> StoreResult<Option<Trajectory>> {
+        let Some(mut trajectory) = self.get_without_trace(id)? else {
+            return Ok(None);
+        };
+        if let Some(bytes) = self.db.get(keys::by_id(keys::TRACE, id))? {
+            trajectory.token_trace =
+                Some(trace_codec::decode(&bytes).ok_or_else(|| StoreError::Corrupt {
+                    what: format!("token trace of {id}"),
+                    reason: "not a packed trace".into(),
+                })?);
+        }
+        Ok(Some(trajectory))
+    }
+
+    /// A trajectory without decoding its token trace (cheaper for views that do not show it).
+    pub fn get_without_trace(&self, id: TrajectoryId) -> StoreResult<Option<Trajectory>> {
+        let Some(bytes) = self.db.get(keys::by_id(keys::TRAJECTORY, id))? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|error| StoreError::Corrupt {
+                what: format!("trajectory {id}"),
+                reason: error.to_string(),
+            })
+    }
+
+    /// Whether a trajectory has a token trace stored.
+    pub fn has_trace(&self, id: TrajectoryId) -> StoreResult<bool> {
+        Ok(self.db.contains_key(keys::by_id(keys::TRACE, id))?)
+    }
+
+    /// The trajectory whose id starts with the hex digits typed.
+    pub fn resolve(&self, prefix: &str) -> StoreResult<TrajectoryId> {
+        let prefix = prefix.trim().to_ascii_lowercase();
+        if let Ok(id) = prefix.parse::<TrajectoryId>()
+            && prefix.len() == 16
+        {
+            return if self.db.contains_key(keys::by_id(keys::SEQUENCE, id))? {
+                Ok(id)
+            } else {
+                Err(StoreError::NotFound(prefix))
+            };
+        }
+        if prefix.is_empty() || prefix.parse::<TrajectoryId>().is_err() {
+            return Err(StoreError::Invalid(format!(
+                "`{prefix}` is not a trajectory id (hex digits)"
+            )));
+        }
+        let shift = 64 - 4 * prefix.len() as u32;
+        let low = u64::from_str_radix(&prefix, 16).unwrap_or_default() << shift;
+        let high = low | ((1u64 << shift) - 1);
+        let start = keys::by_id(keys::SEQUENCE, TrajectoryId(low));
+        let end = keys::by_id(keys::SEQUENCE, TrajectoryId(high));
+        let mut matches = self.db.range(start..=end).keys().take(2).collect::<Result<Vec<_>, _>>()?;
+        match matches.len() {
+            0 => Err(StoreError::NotFound(prefix)),
+            1 => Ok(TrajectoryId::from_bytes(&matches.remove(0)[1..]).unwrap_or(TrajectoryId(low))),
+            _ => Err(StoreError::Ambiguous {
+                count: self.db.range(start..=end).count(),
+                prefix,
+            }),
+        }
+    }
+
+    /// Size of the store's files on disk, in bytes.
+    pub fn size_on_disk(&self) -> StoreResult<u64> {
+        Ok(self.db.size_on_disk()?)
+    }
+}
+
+fn lock_path(dir: &Path) -> PathBuf {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    dir.with_file_name(name)
+}

@@ -1,0 +1,310 @@
+//! Filtering and sorting summaries, through the most selective index available.
+
+use super::summary::Summary;
+use super::{Store, StoreResult, keys};
+use crate::trajectory::{ErrorKind, LabelStatus};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// Pass or fail, as a filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The verifier accepted the answer.
+    Pass,
+    /// The verifier rejected the answer.
+    Fail,
+}
+
+/// Which trajectories to list. Every field narrows; the default matches all.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Filter {
+    /// Produced by this run.
+    pub run: Option<String>,
+    /// Sampled at this policy version.
+    pub step: Option<u64>,
+    /// In this GRPO group.
+    pub group: Option<u64>,
+    /// Attempting this task.
+    pub task: Option<String>,
+    /// With a label of this kind.
+    pub label: Option<ErrorKind>,
+    /// With labels of this status only (with `label`, or any kind without it).
+    pub label_status: Option<LabelStatus>,
+    /// Passed or failed.
+    pub outcome: Option<Outcome>,
+    /// Failed and not yet confirmed-labelled: the badcase queue.
+    pub unlabelled_failures: bool,
+    /// Reward at least this.
+    pub reward_min: Option<f64>,
+    /// Reward at most this.
+    pub reward_max: Option<f64>,
+    /// Case-insensitive text found in the task id, question, run, stop reason or id.
+    pub text: Option<String>,
+}
+
+impl Filter {
+    /// Whether a summary passes every condition.
+    pub fn matches(&self, summary: &Summary) -> bool {
+        let run_ok = self.run.as_ref().is_none_or(|run| &summary.run == run);
+        let step_ok = self.step.is_none_or(|step| summary.step == Some(step));
+        let group_ok = self.group.is_none_or(|group| summary.group == Some(group));
+        let task_ok = self.task.as_ref().is_none_or(|task| &summary.task_id == task);
+        let label_ok = self.label_matches(summary);
+        let outcome_ok = self.outcome.is_none_or(|outcome| {
+            summary.passed == Some(outcome == Outcome::Pass)
+        });
+        let queue_ok = !self.unlabelled_failures || summary.is_unlabelled_failure();
+        let min_ok = self
+            .reward_min
+            .is_none_or(|min| summary.reward.is_some_and(|reward| reward >= min));
+        let max_ok = self
+            .reward_max
+            .is_none_or(|max| summary.reward.is_some_and(|reward| reward <= max));
+        let text_ok = self.text.as_ref().is_none_or(|text| text_matches(summary, text));
+        run_ok && step_ok && group_ok && task_ok && label_ok && outcome_ok && queue_ok && min_ok && max_ok && text_ok
+    }
+
+    fn label_matches(&self, summary: &Summary) -> bool {
+        let bits = match self.label_status {
+            Some(LabelStatus::Confirmed) => summary.confirmed,
+            Some(LabelStatus::Suggested) => summary.suggested,
+            None => summary.confirmed | summary.suggested,
+        };
+        match self.label {
+            Some(kind) => bits & (1 << kind.index()) != 0,
+            None => self.label_status.is_none() || bits != 0,
+        }
+    }
+
+    /// Whether nothing is filtered.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// A short human description, e.g. `fail & label:calculation & run:grpo-0007`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(outcome) = self.outcome {
+            parts.push(match outcome {
+                Outcome::Pass => "pass".to_string(),
+                Outcome::Fail => "fail".to_string(),
+            });
+        }
+        if self.unlabelled_failures {
+            parts.push("unlabelled failures".into());
+        }
+        if let Some(kind) = self.label {
+            parts.push(format!("label:{kind}"));
+        }
+        if let Some(status) = self.label_status {
+            parts.push(format!("{status:?}").to_lowercase());
+        }
+        if let Some(run) = &self.run {
+            parts.push(format!("run:{run}"));
+        }
+        if let Some(step) = self.step {
+            parts.push(format!("step:{step}"));
+        }
+        if let Some(group) = self.group {
+            parts.push(format!("group:{group}"));
+        }
+        if let Some(task) = &self.task {
+            parts.push(format!("task:{task}"));
+        }
+        if self.reward_min.is_some() || self.reward_max.is_some() {
+            let min = self.reward_min.map_or(String::new(), |v| format!("{v}"));
+            let max = self.reward_max.map_or(String::new(), |v| format!("{v}"));
+            parts.push(format!("reward:{min}..{max}"));
+        }
+        if let Some(text) = &self.text {
+            parts.push(format!("\"{text}\""));
+        }
+        if parts.is_empty() {
+            "all".into()
+        } else {
+            parts.join(" & ")
+        }
+    }
+}
+
+fn text_matches(summary: &Summary, text: &str) -> bool {
+    let needle = text.to_lowercase();
+    [&summary.task_id, &summary.question, &summary.run, &summary.stop]
+        .iter()
+        .any(|field| field.to_lowercase().contains(&needle))
+        || summary.id.to_string().starts_with(&needle)
+}
+
+/// The order of a list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortKey {
+    /// The order they were stored in.
+    #[default]
+    Stored,
+    /// By outcome reward.
+    Reward,
+    /// By number of turns.
+    Turns,
+    /// By lowest process score.
+    PrmMin,
+    /// By task id.
+    Task,
+    /// By run, step, group and sample.
+    Step,
+}
+
+impl SortKey {
+    /// Every key, in the order `s` cycles through them.
+    pub const ALL: [SortKey; 6] = [
+        Self::Stored,
+        Self::Reward,
+        Self::Turns,
+        Self::PrmMin,
+        Self::Task,
+        Self::Step,
+    ];
+
+    /// The key's name, as typed and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stored => "stored",
+            Self::Reward => "reward",
+            Self::Turns => "turns",
+            Self::PrmMin => "prm",
+            Self::Task => "task",
+            Self::Step => "step",
+        }
+    }
+
+    /// Sorts summaries by this key (stable; ties keep stored order).
+    pub fn sort(self, summaries: &mut [Summary], descending: bool) {
+        let by_option = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) => a.total_cmp(&b),
+            (a, b) => a.is_some().cmp(&b.is_some()),
+        };
+        match self {
+            Self::Stored => summaries.sort_by_key(|s| s.seq),
+            Self::Reward => summaries.sort_by(|a, b| by_option(a.reward, b.reward)),
+            Self::Turns => summaries.sort_by_key(|s| s.turns),
+            Self::PrmMin => summaries.sort_by(|a, b| by_option(a.prm_min, b.prm_min)),
+            Self::Task => summaries.sort_by(|a, b| a.task_id.cmp(&b.task_id)),
+            Self::Step => summaries.sort_by(|a, b| {
+                (&a.run, a.step, a.group, a.sample).cmp(&(&b.run, b.step, b.group, b.sample))
+            }),
+        }
+        if descending {
+            summaries.reverse();
+        }
+    }
+}
+
+impl std::str::FromStr for SortKey {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|key| key.as_str() == text)
+            .ok_or_else(|| format!("unknown sort key `{text}`: use stored, reward, turns, prm, task or step"))
+    }
+}
+
+/// A filter, an order and a window.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Query {
+    /// Which trajectories.
+    pub filter: Filter,
+    /// In what order.
+    pub sort: SortKey,
+    /// Largest first.
+    pub descending: bool,
+    /// How many to skip.
+    pub offset: usize,
+    /// How many at most (all when `None`).
+    pub limit: Option<usize>,
+}
+
+impl Store {
+    /// The summaries a query selects, in its order and window.
+    pub fn query(&self, query: &Query) -> StoreResult<Vec<Summary>> {
+        let unsorted_window = query.sort == SortKey::Stored && !query.descending;
+        let mut summaries = Vec::new();
+        let wanted = query.limit.map(|limit| query.offset + limit);
+        let mut take = |summary: Summary| {
+            if query.filter.matches(&summary) {
+                summaries.push(summary);
+            }
+            !(unsorted_window && wanted.is_some_and(|wanted| summaries.len() >= wanted))
+        };
+        match self.candidates(&query.filter)? {
+            Some(seqs) => {
+                for seq in seqs {
+                    if let Some(summary) = self.summary_at(seq)?
+                        && !take(summary)
+                    {
+                        break;
+                    }
+                }
+            }
+            None => {
+                for entry in self.db.scan_prefix([keys::SUMMARY]) {
+                    let (_, value) = entry?;
+                    if let Some(summary) = Summary::from_bytes(&value)
+                        && !take(summary)
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+        query.sort.sort(&mut summaries, query.descending);
+        let end = query.limit.map_or(summaries.len(), |limit| {
+            (query.offset + limit).min(summaries.len())
+        });
+        let start = query.offset.min(end);
+        Ok(summaries.drain(start..end).collect())
+    }
+
+    /// Number of trajectories a filter selects.
+    pub fn count(&self, filter: &Filter) -> StoreResult<usize> {
+        if filter.is_empty() {
+            return Ok(self.trajectory_count());
+        }
+        Ok(self
+            .query(&Query {
+                filter: filter.clone(),
+                ..Query::default()
+            })?
+            .len())
+    }
+
+    /// Sequence numbers from the narrowest index the filter can use, in stored order; `None`
+    /// when no index applies and every summary must be read.
+    fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
+        let mut prefixes: Vec<Vec<u8>> = Vec::new();
+        if let Some(kind) = filter.label {
+            prefixes.push(keys::label_prefix(kind, filter.label_status));
+        } else if let Some(run) = &filter.run {
+            prefixes.push(keys::run_prefix(run, filter.step));
+        } else if let Some(task) = &filter.task {
+            prefixes.push(keys::text_prefix(keys::BY_TASK, task));
+        } else if let Some(outcome) = filter.outcome {
+            prefixes.push(vec![keys::BY_OUTCOME, keys::outcome_byte(Some(outcome == Outcome::Pass))]);
+        } else if filter.unlabelled_failures {
+            prefixes.push(vec![keys::BY_OUTCOME, keys::outcome_byte(Some(false))]);
+        } else {
+            return Ok(None);
+        }
+        let mut seqs = BTreeSet::new();
+        for prefix in prefixes {
+            for key in self.db.scan_prefix(prefix).keys() {
+                if let Some(seq) = keys::trailing_seq(&key?) {
+                    seqs.insert(seq);
+                }
+            }
+        }
+        Ok(Some(seqs))
+    }
+}

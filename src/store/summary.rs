@@ -1,0 +1,133 @@
+//! The compact summary of a trajectory that lists and filters read instead of the record.
+
+use crate::trajectory::{ErrorKind, LabelStatus, Role, Trajectory, TrajectoryId};
+use serde::{Deserialize, Serialize};
+
+/// How much of the question a summary keeps for display and text search.
+const SNIPPET_CHARS: usize = 96;
+
+/// What the list shows of a trajectory, small enough to hold 100k in memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// The trajectory's id.
+    pub id: TrajectoryId,
+    /// Its place in insertion order.
+    pub seq: u64,
+    /// The task it attempts.
+    pub task_id: String,
+    /// The start of the task's question.
+    pub question: String,
+    /// The run that produced it.
+    pub run: String,
+    /// The policy version that sampled it.
+    pub step: Option<u64>,
+    /// Its GRPO group.
+    pub group: Option<u64>,
+    /// Its index in the group.
+    pub sample: Option<u32>,
+    /// Outcome reward.
+    pub reward: Option<f64>,
+    /// Pass or fail.
+    pub passed: Option<bool>,
+    /// GRPO advantage.
+    pub advantage: Option<f64>,
+    /// Number of assistant turns.
+    pub turns: u32,
+    /// Number of tool calls.
+    pub tool_calls: u32,
+    /// Number of failed tool calls.
+    pub tool_errors: u32,
+    /// Lowest process score.
+    pub prm_min: Option<f64>,
+    /// Bit set of error kinds with a confirmed label (bit = `ErrorKind::index`).
+    pub confirmed: u8,
+    /// Bit set of error kinds with only a suggested label.
+    pub suggested: u8,
+    /// Why it ended.
+    pub stop: String,
+    /// The format it came from.
+    pub source_format: String,
+    /// Number of tokens in its trace (0 without one).
+    pub tokens: u32,
+}
+
+impl Summary {
+    /// Summarises a trajectory stored at `seq`.
+    pub fn of(trajectory: &Trajectory, seq: u64) -> Self {
+        let question = trajectory
+            .messages
+            .iter()
+            .find(|message| message.role == Role::User)
+            .map(|message| snippet(&message.content))
+            .unwrap_or_default();
+        let mut confirmed = 0u8;
+        let mut suggested = 0u8;
+        for label in &trajectory.labels {
+            let bit = 1 << label.kind.index();
+            match label.status {
+                LabelStatus::Confirmed => confirmed |= bit,
+                LabelStatus::Suggested => suggested |= bit,
+            }
+        }
+        Self {
+            id: trajectory.id,
+            seq,
+            task_id: trajectory.task_id.clone().unwrap_or_default(),
+            question,
+            run: trajectory.run.clone().unwrap_or_default(),
+            step: trajectory.policy_version,
+            group: trajectory.group,
+            sample: trajectory.sample,
+            reward: trajectory.reward.as_ref().map(|reward| reward.total),
+            passed: trajectory.passed(),
+            advantage: trajectory.advantage,
+            turns: trajectory.turn_count() as u32,
+            tool_calls: trajectory.tool_call_count() as u32,
+            tool_errors: trajectory.tool_error_count() as u32,
+            prm_min: trajectory.prm_min(),
+            confirmed,
+            suggested: suggested & !confirmed,
+            stop: trajectory.stop_reason.to_string(),
+            source_format: trajectory.source_format.clone(),
+            tokens: trajectory.token_trace.as_ref().map_or(0, |trace| trace.len() as u32),
+        }
+    }
+
+    /// Error kinds with a confirmed label.
+    pub fn confirmed_kinds(&self) -> impl Iterator<Item = ErrorKind> + '_ {
+        ErrorKind::ALL
+            .into_iter()
+            .filter(|kind| self.confirmed & (1 << kind.index()) != 0)
+    }
+
+    /// Error kinds with only a suggested label.
+    pub fn suggested_kinds(&self) -> impl Iterator<Item = ErrorKind> + '_ {
+        ErrorKind::ALL
+            .into_iter()
+            .filter(|kind| self.suggested & (1 << kind.index()) != 0)
+    }
+
+    /// Whether it failed and no person has labelled it yet: the badcase queue.
+    pub fn is_unlabelled_failure(&self) -> bool {
+        self.passed == Some(false) && self.confirmed == 0
+    }
+
+    /// Encodes for the store.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).unwrap_or_default()
+    }
+
+    /// Decodes from the store.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        postcard::from_bytes(bytes).ok()
+    }
+}
+
+fn snippet(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(SNIPPET_CHARS)
+        .collect();
+    flat.trim().to_string()
+}

@@ -1,0 +1,24 @@
+//! The data model of agentic RL: tasks, trajectories, their scores and labels, runs and metrics.
+//!
+//! Plain serde types and nothing else: this module knows nothing of storage, models or UI.
+
+mod id;
+mod message;
+mod run;
+mod scores;
+mod task;
+mod trace;
+mod traj;
+
+pub use id::TrajectoryId;
+pub use message::{ArgumentsEncoding, Message, Role, Span, ToolCall};
+pub use run::{MetricsRow, RunInfo, RunKind, RunStatus};
+pub use scores::{ErrorKind, Label, LabelStatus, Reward, ScoreSource, StepScore};
+pub use task::Task;
+pub use trace::TokenTrace;
+pub use traj::{StepLocation, StopReason, Timings, Trajectory};
+
+/// Milliseconds since the Unix epoch, the time stamp used across the data model.
+pub fn now_millis() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}

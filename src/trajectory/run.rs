@@ -1,0 +1,128 @@
+//! Runs (training, rollout and evaluation jobs) and their per-step metrics.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// What a run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// Supervised fine-tuning.
+    Sft,
+    /// Group-relative policy optimisation.
+    Grpo,
+    /// Rollouts only, no training.
+    Rollout,
+    /// Evaluation of a policy on held-out tasks.
+    Eval,
+    /// Trajectories brought in from files.
+    Import,
+}
+
+impl RunKind {
+    /// The kind's name as stored and used in run ids.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Sft => "sft",
+            Self::Grpo => "grpo",
+            Self::Rollout => "rollout",
+            Self::Eval => "eval",
+            Self::Import => "import",
+        }
+    }
+}
+
+impl fmt::Display for RunKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Working now.
+    Running,
+    /// Held by the user; can resume.
+    Paused,
+    /// Stopped by the user before its last step.
+    Stopped,
+    /// Finished all its steps.
+    Done,
+    /// Ended by an error (the message is in `RunInfo::note`).
+    Failed,
+}
+
+impl RunStatus {
+    /// The status's name as shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Running => "running",
+            Self::Paused => "paused",
+            Self::Stopped => "stopped",
+            Self::Done => "done",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A run's record: what it is, how it was configured, and how far it got.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The run id, e.g. `grpo-0007`.
+    pub id: String,
+    /// What the run does.
+    pub kind: RunKind,
+    /// Where it stands.
+    pub status: RunStatus,
+    /// Its configuration, as written in its TOML file.
+    #[serde(default)]
+    pub config: Value,
+    /// The seed every random choice derives from.
+    pub seed: u64,
+    /// The model folder (or served model name) it started from.
+    pub model: String,
+    /// The version of Rollscope that ran it.
+    pub code_version: String,
+    /// The checkpoint or run it continues from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_at: i64,
+    /// The last step it completed.
+    pub step: u64,
+    /// How many steps it is set to take.
+    pub total_steps: u64,
+    /// A message: why it failed, what it was for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One row of metrics for one step of a run, with the names TRL and verl use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricsRow {
+    /// The run it belongs to.
+    pub run: String,
+    /// The training step.
+    pub step: u64,
+    /// When it was recorded, in milliseconds since the Unix epoch.
+    pub time: i64,
+    /// Metric name to value, e.g. `reward`, `kl`, `grad_norm`.
+    pub values: BTreeMap<String, f64>,
+}
+
+impl MetricsRow {
+    /// A metric's value, if the row has it.
+    pub fn get(&self, name: &str) -> Option<f64> {
+        self.values.get(name).copied()
+    }
+}

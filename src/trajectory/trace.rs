@@ -1,0 +1,52 @@
+//! The token trace of a generated trajectory: the source of truth for training.
+
+use serde::{Deserialize, Serialize};
+
+/// The exact tokens of a trajectory as the policy saw and produced them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TokenTrace {
+    /// Every token of the conversation, prompt included.
+    pub token_ids: Vec<u32>,
+    /// 1 where the policy sampled the token (trained on), 0 for prompt, observations, glue.
+    pub loss_mask: Vec<u8>,
+    /// The behaviour policy's log-probability of each token when it was sampled (0 elsewhere);
+    /// empty when not recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub logprobs: Vec<f32>,
+    /// The sampling distribution's entropy at each sampled token (0 elsewhere); empty when
+    /// not recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entropies: Vec<f32>,
+}
+
+impl TokenTrace {
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.token_ids.len()
+    }
+
+    /// Whether the trace holds no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.token_ids.is_empty()
+    }
+
+    /// Number of tokens the policy generated (the loss-mask ones).
+    pub fn policy_tokens(&self) -> usize {
+        self.loss_mask.iter().filter(|&&bit| bit != 0).count()
+    }
+
+    /// Checks that the per-token arrays agree in length.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.token_ids.len();
+        let check = |name: &str, len: usize, optional: bool| {
+            if len == n || (optional && len == 0) {
+                Ok(())
+            } else {
+                Err(format!("token trace: {name} has {len} entries for {n} tokens"))
+            }
+        };
+        check("loss_mask", self.loss_mask.len(), false)?;
+        check("logprobs", self.logprobs.len(), true)?;
+        check("entropies", self.entropies.len(), true)
+    }
+}
