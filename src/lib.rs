@@ -4,5 +4,6 @@ pub mod cli;
 pub mod formats;
 pub mod session;
 pub mod store;
+pub mod synthetic;
 pub mod text;
 pub mod trajectory;

@@ -20,7 +20,12 @@ pub use filter_args::FilterArgs;
 #[command(name = "rollscope", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
     /// The session to work in (a folder under the sessions root).
-    #[arg(long, global = true, env = "ROLLSCOPE_SESSION", default_value = "default")]
+    #[arg(
+        long,
+        global = true,
+        env = "ROLLSCOPE_SESSION",
+        default_value = "default"
+    )]
     pub session: String,
     /// The sessions root [default: $ROLLSCOPE_SESSIONS, else ./sessions].
     #[arg(long, global = true, value_name = "DIR")]
