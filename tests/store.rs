@@ -1,0 +1,359 @@
+//! The store: round trips, indexes, labels, deletes, compaction, the holder lock, schema
+//! migrations, and durability under SIGKILL.
+
+#[path = "store/crash.rs"]
+mod crash;
+
+use rollscope::store::{Filter, Outcome, Query, SortKey, Store, StoreError};
+use rollscope::synthetic::{self, SyntheticSpec};
+use rollscope::trajectory::{ErrorKind, Label, LabelStatus, Trajectory};
+
+fn spec(count: u64) -> SyntheticSpec {
+    SyntheticSpec {
+        count,
+        trace_tokens: 200,
+        per_step: 16,
+        ..SyntheticSpec::default()
+    }
+}
+
+fn filled(dir: &std::path::Path, count: u64) -> (Store, Vec<Trajectory>) {
+    let spec = spec(count);
+    let trajectories: Vec<_> = (0..count)
+        .map(|i| synthetic::trajectory(i, &spec))
+        .collect();
+    let store = Store::open(dir).unwrap();
+    store.put_trajectories(&trajectories).unwrap();
+    (store, trajectories)
+}
+
+fn all(store: &Store, filter: Filter) -> Vec<rollscope::store::Summary> {
+    store
+        .query(&Query {
+            filter,
+            ..Query::default()
+        })
+        .unwrap()
+}
+
+#[test]
+fn trajectories_round_trip_through_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let (store, trajectories) = filled(&path, 40);
+    drop(store);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.trajectory_count(), 40);
+    for trajectory in &trajectories {
+        assert_eq!(store.get(trajectory.id).unwrap().as_ref(), Some(trajectory));
+    }
+    let without = store
+        .get_without_trace(trajectories[0].id)
+        .unwrap()
+        .unwrap();
+    assert!(without.token_trace.is_none());
+    assert!(trajectories[0].token_trace.is_some());
+}
+
+#[test]
+fn queries_agree_with_a_scan_of_the_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 200);
+    let check = |filter: Filter, expected: &dyn Fn(&Trajectory) -> bool| {
+        let mut got: Vec<_> = all(&store, filter.clone())
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        let mut want: Vec<_> = trajectories
+            .iter()
+            .filter(|t| expected(t))
+            .map(|t| t.id)
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "filter {}", filter.describe());
+        assert!(
+            !want.is_empty() || filter.text.is_some(),
+            "empty expectation for {}",
+            filter.describe()
+        );
+    };
+    check(
+        Filter {
+            outcome: Some(Outcome::Fail),
+            ..Filter::default()
+        },
+        &|t| t.passed() == Some(false),
+    );
+    for kind in ErrorKind::ALL {
+        check(
+            Filter {
+                label: Some(kind),
+                outcome: Some(Outcome::Fail),
+                ..Filter::default()
+            },
+            &|t| t.passed() == Some(false) && t.labels.iter().any(|l| l.kind == kind),
+        );
+    }
+    check(
+        Filter {
+            run: Some("grpo-0001".into()),
+            step: Some(3),
+            ..Filter::default()
+        },
+        &|t| t.policy_version == Some(3),
+    );
+    check(
+        Filter {
+            task: Some("arith-00004".into()),
+            ..Filter::default()
+        },
+        &|t| t.task_id.as_deref() == Some("arith-00004"),
+    );
+    check(
+        Filter {
+            unlabelled_failures: true,
+            ..Filter::default()
+        },
+        &|t| t.passed() == Some(false) && !t.has_confirmed_error(None),
+    );
+    check(
+        Filter {
+            reward_min: Some(0.5),
+            ..Filter::default()
+        },
+        &|t| t.reward.as_ref().is_some_and(|r| r.total >= 0.5),
+    );
+    check(
+        Filter {
+            text: Some("ARITH-0000".into()),
+            ..Filter::default()
+        },
+        &|t| {
+            t.task_id
+                .as_deref()
+                .is_some_and(|id| id.starts_with("arith-0000"))
+        },
+    );
+}
+
+#[test]
+fn sorting_and_windows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 60);
+    let page = store
+        .query(&Query {
+            offset: 10,
+            limit: Some(5),
+            ..Query::default()
+        })
+        .unwrap();
+    let ids: Vec<_> = page.iter().map(|s| s.id).collect();
+    let expected: Vec<_> = trajectories[10..15].iter().map(|t| t.id).collect();
+    assert_eq!(ids, expected, "stored order is insertion order");
+    let by_turns = store
+        .query(&Query {
+            sort: SortKey::Turns,
+            descending: true,
+            ..Query::default()
+        })
+        .unwrap();
+    assert!(by_turns.windows(2).all(|w| w[0].turns >= w[1].turns));
+    assert_eq!(by_turns.len(), 60);
+}
+
+#[test]
+fn labels_update_records_summaries_and_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 30);
+    let target = trajectories.iter().find(|t| t.labels.is_empty()).unwrap();
+    let label = |kind, status| Label {
+        step: 1,
+        kind,
+        status,
+        note: Some("17+52 should be 17+25".into()),
+        author: Some("tester".into()),
+        time: 1,
+    };
+    store
+        .add_label(
+            target.id,
+            label(ErrorKind::Calculation, LabelStatus::Suggested),
+        )
+        .unwrap();
+    let summary = store.summary_of(target.id).unwrap().unwrap();
+    assert_eq!(
+        summary.suggested_kinds().collect::<Vec<_>>(),
+        vec![ErrorKind::Calculation]
+    );
+    store
+        .add_label(
+            target.id,
+            label(ErrorKind::Calculation, LabelStatus::Confirmed),
+        )
+        .unwrap();
+    let saved = store.get(target.id).unwrap().unwrap();
+    assert_eq!(saved.labels.len(), 1, "accepting replaces the suggestion");
+    assert_eq!(saved.labels[0].status, LabelStatus::Confirmed);
+    assert_eq!(
+        saved.token_trace, target.token_trace,
+        "labelling keeps the trace"
+    );
+    let confirmed = all(
+        &store,
+        Filter {
+            label: Some(ErrorKind::Calculation),
+            label_status: Some(LabelStatus::Confirmed),
+            ..Filter::default()
+        },
+    );
+    assert!(confirmed.iter().any(|s| s.id == target.id));
+    store.remove_labels(target.id, 1, None).unwrap();
+    let confirmed = all(
+        &store,
+        Filter {
+            label: Some(ErrorKind::Calculation),
+            label_status: Some(LabelStatus::Confirmed),
+            ..Filter::default()
+        },
+    );
+    assert!(confirmed.iter().all(|s| s.id != target.id));
+    let too_far = Label {
+        step: 99,
+        ..label(ErrorKind::Format, LabelStatus::Confirmed)
+    };
+    assert!(matches!(
+        store.add_label(target.id, too_far),
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+#[test]
+fn rewriting_an_id_replaces_instead_of_duplicating() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 10);
+    let mut changed = trajectories[3].clone();
+    changed.reward = Some(rollscope::trajectory::Reward::scalar(0.25));
+    store
+        .put_trajectories(&[changed.clone(), changed.clone()])
+        .unwrap();
+    assert_eq!(store.trajectory_count(), 10);
+    let hits = all(
+        &store,
+        Filter {
+            reward_min: Some(0.2),
+            reward_max: Some(0.3),
+            ..Filter::default()
+        },
+    );
+    assert_eq!(
+        hits.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![changed.id]
+    );
+    assert_eq!(
+        store.summary_of(changed.id).unwrap().unwrap().seq,
+        all(&store, Filter::default())[3].seq
+    );
+}
+
+#[test]
+fn delete_then_compact_reclaims_space_and_keeps_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let (store, trajectories) = filled(&path, 300);
+    let failing: Vec<_> = all(
+        &store,
+        Filter {
+            outcome: Some(Outcome::Fail),
+            ..Filter::default()
+        },
+    )
+    .into_iter()
+    .map(|s| s.id)
+    .collect();
+    assert_eq!(store.delete_trajectories(&failing).unwrap(), failing.len());
+    assert!(
+        all(
+            &store,
+            Filter {
+                outcome: Some(Outcome::Fail),
+                ..Filter::default()
+            }
+        )
+        .is_empty()
+    );
+    let (store, report) = store.compact().unwrap();
+    assert!(report.after < report.before, "{report:?}");
+    for trajectory in trajectories.iter().filter(|t| t.passed() == Some(true)) {
+        assert_eq!(store.get(trajectory.id).unwrap().as_ref(), Some(trajectory));
+    }
+    assert_eq!(store.trajectory_count(), trajectories.len() - failing.len());
+}
+
+#[test]
+fn a_second_holder_is_refused_at_once_with_the_holders_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let _first = Store::open(&path).unwrap();
+    match Store::open(&path) {
+        Err(StoreError::Locked { holder, .. }) => {
+            assert!(
+                holder.contains(&format!("process {}", std::process::id())),
+                "{holder}"
+            )
+        }
+        Err(other) => panic!("unexpected error {other}"),
+        Ok(_) => panic!("a second open must fail"),
+    }
+}
+
+#[test]
+fn ids_resolve_from_unique_prefixes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 20);
+    let id = trajectories[5].id;
+    assert_eq!(store.resolve(&id.to_string()[..8]).unwrap(), id);
+    assert_eq!(store.resolve(&id.to_string()).unwrap(), id);
+    assert!(matches!(
+        store.resolve("0"),
+        Ok(_) | Err(StoreError::Ambiguous { .. }) | Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(store.resolve("zz"), Err(StoreError::Invalid(_))));
+}
+
+#[test]
+fn schema_versions_are_checked_and_old_stores_migrate() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let (store, trajectories) = filled(&path, 12);
+    drop(store);
+    {
+        let db = sled::open(&path).unwrap();
+        db.remove(b"mschema").unwrap();
+        for key in db.scan_prefix(b"s").keys() {
+            db.remove(key.unwrap()).unwrap();
+        }
+        db.flush().unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.schema_version().unwrap(),
+        rollscope::store::SCHEMA_VERSION
+    );
+    assert_eq!(
+        store.trajectory_count(),
+        12,
+        "summaries rebuilt by the migration"
+    );
+    assert_eq!(all(&store, Filter::default())[0].id, trajectories[0].id);
+    drop(store);
+    {
+        let db = sled::open(&path).unwrap();
+        db.insert(b"mschema", &99u32.to_be_bytes()).unwrap();
+        db.flush().unwrap();
+    }
+    assert!(matches!(
+        Store::open(&path),
+        Err(StoreError::NewerSchema { found: 99, .. })
+    ));
+}
