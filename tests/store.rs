@@ -282,8 +282,13 @@ fn delete_then_compact_reclaims_space_and_keeps_the_rest() {
         )
         .is_empty()
     );
+    let live_share = 1.0 - failing.len() as f64 / trajectories.len() as f64;
     let (store, report) = store.compact().unwrap();
-    assert!(report.after < report.before, "{report:?}");
+    let kept = report.log_after as f64 / report.log_before as f64;
+    assert!(
+        (kept - live_share).abs() < 0.1,
+        "{report:?}: kept {kept:.2} of the log for {live_share:.2} live"
+    );
     for trajectory in trajectories.iter().filter(|t| t.passed() == Some(true)) {
         assert_eq!(store.get(trajectory.id).unwrap().as_ref(), Some(trajectory));
     }

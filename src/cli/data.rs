@@ -1,19 +1,17 @@
 //! `import`, `export`, `list`, `tasks`, `delete`, `compact`, `stats`, `sessions`.
 
 use super::{Cli, FilterArgs, output};
-use crate::formats::{self, ExportItem, Format, ImportOptions, Item};
+use crate::formats::{self, ExportItem, Format, ImportOptions};
+use crate::ingest;
 use crate::session;
-use crate::store::{Query, SortKey, Store};
-use crate::trajectory::{ErrorKind, Trajectory, now_millis};
+use crate::store::{Query, SortKey};
+use crate::trajectory::{ErrorKind, now_millis};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-
-/// How many records are written to the store in one batch.
-const BATCH: usize = 1000;
 
 /// Arguments of `rollscope import`.
 #[derive(Debug, Args)]
@@ -100,33 +98,6 @@ fn parse_format(text: &str) -> Result<Format, String> {
     text.parse()
 }
 
-/// Writes imported records to the store in batches.
-struct BatchWriter<'a> {
-    store: &'a Store,
-    trajectories: Vec<Trajectory>,
-    tasks: Vec<crate::trajectory::Task>,
-}
-
-impl BatchWriter<'_> {
-    fn push(&mut self, item: Item) -> anyhow::Result<()> {
-        match item {
-            Item::Trajectory(trajectory) => self.trajectories.push(*trajectory),
-            Item::Task(task) => self.tasks.push(*task),
-        }
-        if self.trajectories.len() >= BATCH || self.tasks.len() >= BATCH {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> anyhow::Result<()> {
-        self.store.put_tasks(&std::mem::take(&mut self.tasks))?;
-        self.store
-            .put_trajectories(&std::mem::take(&mut self.trajectories))?;
-        Ok(())
-    }
-}
-
 fn spinner(message: String) -> ProgressBar {
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -145,22 +116,12 @@ pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
     let mut failures = 0;
     for path in &args.files {
         let bar = spinner(format!("importing {}", path.display()));
-        let mut writer = BatchWriter {
-            store: &store,
-            trajectories: Vec::new(),
-            tasks: Vec::new(),
-        };
         let options = ImportOptions {
             format: args.format,
             strict: args.strict,
             id_nonce: now_millis(),
         };
-        let result = formats::import_file(path, options, &mut |item| {
-            bar.inc(1);
-            writer.push(item)
-        })
-        .map_err(anyhow::Error::from)
-        .and_then(|report| writer.flush().map(|()| report));
+        let result = ingest::import_into(&store, path, options, &mut || bar.inc(1));
         bar.finish_and_clear();
         match result {
             Ok(report) => {
@@ -379,12 +340,12 @@ pub fn compact(cli: &Cli) -> anyhow::Result<()> {
     if cli.json {
         println!(
             "{}",
-            serde_json::json!({"before_bytes": report.before, "after_bytes": report.after, "records": report.records})
+            serde_json::json!({"before_bytes": report.before, "after_bytes": report.after, "trajectories": report.trajectories})
         );
     } else {
         println!(
-            "compacted {} records: {} → {}",
-            report.records,
+            "compacted {} trajectories: {} → {}",
+            report.trajectories,
             output::bytes(report.before),
             output::bytes(report.after)
         );

@@ -1,5 +1,6 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
+mod bench;
 mod data;
 mod filter_args;
 mod inspect;
@@ -69,6 +70,9 @@ pub enum Command {
     Stats(data::StatsArgs),
     /// List the sessions under the sessions root.
     Sessions,
+    /// Measure speed and memory (store, …).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 impl Cli {
@@ -100,5 +104,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Label(args)) => inspect::label(&cli, args),
         Some(Command::Stats(args)) => data::stats(&cli, args),
         Some(Command::Sessions) => data::sessions(&cli),
+        Some(Command::Bench(command)) => bench::run(cli.json, command),
     }
 }

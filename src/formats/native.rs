@@ -16,15 +16,12 @@ pub fn looks_like(value: &Value) -> bool {
 
 /// Reads trajectories and tasks, one per line.
 pub fn read(path: &Path, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
-    jsonl::read(path, sink, |_, value| {
-        if value.get("messages").is_some() {
-            serde_json::from_value::<Trajectory>(value)
-                .map(|trajectory| vec![Item::Trajectory(Box::new(trajectory))])
-                .map_err(|error| format!("not a Rollscope trajectory: {error}"))
-        } else {
-            serde_json::from_value::<Task>(value)
+    jsonl::read_text_lines(path, sink, |_, text| {
+        match serde_json::from_str::<Trajectory>(text) {
+            Ok(trajectory) => Ok(vec![Item::Trajectory(Box::new(trajectory))]),
+            Err(trajectory_error) => serde_json::from_str::<Task>(text)
                 .map(|task| vec![Item::Task(Box::new(task))])
-                .map_err(|error| format!("not a Rollscope trajectory or task: {error}"))
+                .map_err(|_| format!("not a Rollscope trajectory: {trajectory_error}")),
         }
     })
 }

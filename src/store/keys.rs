@@ -1,25 +1,22 @@
-//! Key layout of the store's single sled tree: one prefix byte per kind of record, so that a
-//! trajectory and all its index entries are written in one atomic batch.
+//! Key layout of the store's sled tree: one prefix byte per kind of entry. Bulky records live
+//! in the blob log; sled holds summaries, locations, indexes, tasks, runs and metrics, and a
+//! trajectory's entries are written in one atomic batch.
 
 use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 
-/// Schema version and other settings.
+/// Schema version, trajectory count and other settings.
 pub const META: u8 = b'm';
-/// Trajectory id → trajectory JSON without its token trace.
-pub const TRAJECTORY: u8 = b't';
-/// Trajectory id → packed token trace.
-pub const TRACE: u8 = b'r';
 /// Sequence number → compact summary (list order = insertion order).
 pub const SUMMARY: u8 = b's';
-/// Trajectory id → sequence number.
-pub const SEQUENCE: u8 = b'i';
-/// Index by run, step, group, sample.
+/// Trajectory id → sequence number and blob locations of its record and trace.
+pub const LOCATION: u8 = b'i';
+/// Index by run and step (posting lists).
 pub const BY_RUN: u8 = b'R';
-/// Index by task id.
+/// Index by task id (posting lists).
 pub const BY_TASK: u8 = b'K';
-/// Index by label kind and status.
+/// Index by label kind and status (posting lists).
 pub const BY_LABEL: u8 = b'L';
-/// Index by outcome (pass, fail, none) and reward bucket.
+/// Index by outcome: fail, pass, none (posting lists).
 pub const BY_OUTCOME: u8 = b'O';
 /// Task id → task JSON.
 pub const TASK: u8 = b'T';
@@ -28,11 +25,6 @@ pub const RUN: u8 = b'U';
 /// Run id, step → metrics row JSON.
 pub const METRICS: u8 = b'M';
 
-/// The meta key holding the schema version.
-pub fn schema_key() -> Vec<u8> {
-    meta_key("schema")
-}
-
 /// A meta key by name.
 pub fn meta_key(name: &str) -> Vec<u8> {
     let mut key = vec![META];
@@ -40,9 +32,19 @@ pub fn meta_key(name: &str) -> Vec<u8> {
     key
 }
 
-/// `prefix` followed by a trajectory id.
-pub fn by_id(prefix: u8, id: TrajectoryId) -> [u8; 9] {
-    let mut key = [prefix; 9];
+/// The meta key holding the schema version.
+pub fn schema_key() -> Vec<u8> {
+    meta_key("schema")
+}
+
+/// The meta key holding the number of trajectories.
+pub fn count_key() -> Vec<u8> {
+    meta_key("count")
+}
+
+/// The location key of a trajectory.
+pub fn location_key(id: TrajectoryId) -> [u8; 9] {
+    let mut key = [LOCATION; 9];
     key[1..].copy_from_slice(&id.to_bytes());
     key
 }
@@ -54,12 +56,6 @@ pub fn summary_key(seq: u64) -> [u8; 9] {
     key
 }
 
-/// Reads the trailing 8-byte sequence number of an index key.
-pub fn trailing_seq(key: &[u8]) -> Option<u64> {
-    let tail = key.len().checked_sub(8)?;
-    Some(u64::from_be_bytes(key[tail..].try_into().ok()?))
-}
-
 /// `prefix` + text + NUL: the start of every key about that string.
 pub fn text_prefix(prefix: u8, text: &str) -> Vec<u8> {
     let mut key = Vec::with_capacity(text.len() + 2);
@@ -69,7 +65,7 @@ pub fn text_prefix(prefix: u8, text: &str) -> Vec<u8> {
     key
 }
 
-/// The run-index prefix of a run, optionally narrowed to a step.
+/// The run index entry of a run, optionally narrowed to a step.
 pub fn run_prefix(run: &str, step: Option<u64>) -> Vec<u8> {
     let mut key = text_prefix(BY_RUN, run);
     if let Some(step) = step {
@@ -78,64 +74,26 @@ pub fn run_prefix(run: &str, step: Option<u64>) -> Vec<u8> {
     key
 }
 
-/// A run-index entry.
-pub fn run_key(run: &str, step: u64, group: u64, sample: u32, seq: u64) -> Vec<u8> {
-    let mut key = run_prefix(run, Some(step));
-    key.extend_from_slice(&group.to_be_bytes());
-    key.extend_from_slice(&sample.to_be_bytes());
-    key.extend_from_slice(&seq.to_be_bytes());
-    key
-}
-
-/// A task-index entry.
-pub fn task_key(task: &str, seq: u64) -> Vec<u8> {
-    let mut key = text_prefix(BY_TASK, task);
-    key.extend_from_slice(&seq.to_be_bytes());
-    key
-}
-
-/// The label-index prefix of a kind, optionally narrowed to a status.
+/// The label index entry of a kind, optionally narrowed to a status.
 pub fn label_prefix(kind: ErrorKind, status: Option<LabelStatus>) -> Vec<u8> {
     let mut key = vec![BY_LABEL, kind.index()];
     if let Some(status) = status {
-        key.push(status_byte(status));
+        key.push(match status {
+            LabelStatus::Suggested => 0,
+            LabelStatus::Confirmed => 1,
+        });
     }
     key
 }
 
-/// A label-index entry.
-pub fn label_key(kind: ErrorKind, status: LabelStatus, seq: u64) -> Vec<u8> {
-    let mut key = label_prefix(kind, Some(status));
-    key.extend_from_slice(&seq.to_be_bytes());
-    key
-}
-
-fn status_byte(status: LabelStatus) -> u8 {
-    match status {
-        LabelStatus::Suggested => 0,
-        LabelStatus::Confirmed => 1,
-    }
-}
-
-/// Outcome codes in the outcome index.
-pub fn outcome_byte(passed: Option<bool>) -> u8 {
-    match passed {
+/// The outcome index entry: fail, pass, or no verdict.
+pub fn outcome_prefix(passed: Option<bool>) -> Vec<u8> {
+    let code = match passed {
         Some(false) => 0,
         Some(true) => 1,
         None => 2,
-    }
-}
-
-/// The reward bucket of the outcome index: tenths of [0, 1], clamped; 255 without reward.
-pub fn reward_bucket(reward: Option<f64>) -> u8 {
-    reward.map_or(255, |reward| (reward.clamp(0.0, 1.0) * 10.0).floor() as u8)
-}
-
-/// An outcome-index entry.
-pub fn outcome_key(passed: Option<bool>, reward: Option<f64>, seq: u64) -> Vec<u8> {
-    let mut key = vec![BY_OUTCOME, outcome_byte(passed), reward_bucket(reward)];
-    key.extend_from_slice(&seq.to_be_bytes());
-    key
+    };
+    vec![BY_OUTCOME, code]
 }
 
 /// A metrics-row key.

@@ -1,12 +1,16 @@
 //! Schema versions and migrations, rebuilding derived data, and compaction.
 
+use super::blobs::BlobLog;
+use super::entry::Entry;
+use super::postings::PostingChanges;
 use super::summary::Summary;
-use super::write::index_keys;
-use super::{Store, StoreError, StoreResult, keys};
-use crate::trajectory::{Trajectory, TrajectoryId};
+use super::write::index_prefixes;
+use super::{RECORD_LOG, Store, StoreError, StoreResult, keys, trace_codec};
+use crate::trajectory::TrajectoryId;
 use std::path::Path;
 
-/// The schema this build writes. Version 1: one tree, prefix-byte keys, postcard summaries.
+/// The schema this build writes. Version 1: records and traces in a blob log; summaries,
+/// locations and posting-list indexes in one sled tree.
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// A migration brings a store from the version before it to its version.
@@ -23,8 +27,12 @@ pub struct CompactionReport {
     pub before: u64,
     /// Bytes on disk after.
     pub after: u64,
-    /// Records copied.
-    pub records: usize,
+    /// Bytes of the record log before (live and dead records).
+    pub log_before: u64,
+    /// Bytes of the record log after (live records only).
+    pub log_after: u64,
+    /// Trajectories copied.
+    pub trajectories: usize,
 }
 
 impl Store {
@@ -57,8 +65,10 @@ impl Store {
     }
 
     fn set_schema(&self, version: u32) -> StoreResult<()> {
-        self.db.insert(keys::schema_key(), &version.to_be_bytes())?;
-        self.db.flush()?;
+        if self.schema_version()? != version {
+            self.db.insert(keys::schema_key(), &version.to_be_bytes())?;
+            self.db.flush()?;
+        }
         Ok(())
     }
 
@@ -71,8 +81,10 @@ impl Store {
             .unwrap_or(0))
     }
 
-    /// Rebuilds summaries and indexes from the trajectory records, keeping stored order.
+    /// Rebuilds summaries, indexes and the count from the trajectory records, keeping the
+    /// stored order.
     pub fn rebuild_derived(&self) -> StoreResult<()> {
+        let _guard = self.write_guard();
         let derived = [
             keys::SUMMARY,
             keys::BY_RUN,
@@ -88,64 +100,48 @@ impl Store {
         }
         self.db.apply_batch(batch)?;
         let mut batch = sled::Batch::default();
-        for entry in self.db.scan_prefix([keys::TRAJECTORY]) {
-            let (key, value) = entry?;
-            let id = TrajectoryId::from_bytes(&key[1..]).ok_or_else(|| StoreError::Corrupt {
-                what: "a trajectory key".into(),
-                reason: "not 8 bytes".into(),
-            })?;
-            let trajectory: Trajectory =
-                serde_json::from_slice(&value).map_err(|error| StoreError::Corrupt {
-                    what: format!("trajectory {id}"),
-                    reason: error.to_string(),
-                })?;
-            let seq = match self.db.get(keys::by_id(keys::SEQUENCE, id))? {
-                Some(bytes) => keys::trailing_seq(&bytes).unwrap_or_default(),
-                None => self.db.generate_id()?,
-            };
-            let mut summary = Summary::of(&trajectory, seq);
-            if let Some(trace) = self.db.get(keys::by_id(keys::TRACE, id))? {
-                summary.tokens = super::trace_codec::decode(&trace).map_or(0, |t| t.len() as u32);
+        let mut postings = PostingChanges::default();
+        let mut count = 0u64;
+        for item in self.db.scan_prefix([keys::LOCATION]) {
+            let (key, value) = item?;
+            let id =
+                TrajectoryId::from_bytes(&key[1..]).ok_or_else(|| corrupt("a location key"))?;
+            let entry =
+                Entry::decode(&value).ok_or_else(|| corrupt(&format!("location of {id}")))?;
+            let trajectory = self.read_record(id, entry)?;
+            let mut summary = Summary::of(&trajectory, entry.seq);
+            if let Some(location) = entry.trace {
+                let trace = trace_codec::decode(&self.read_blob(id, location)?);
+                summary.tokens = trace.map_or(0, |trace| trace.len() as u32);
             }
-            batch.insert(&keys::by_id(keys::SEQUENCE, id), &seq.to_be_bytes());
-            batch.insert(&keys::summary_key(seq), summary.to_bytes());
-            for key in index_keys(&summary) {
-                batch.insert(key, &[]);
+            for prefix in index_prefixes(&summary) {
+                postings.add(&prefix, summary.seq);
             }
+            batch.insert(&keys::summary_key(summary.seq), summary.to_bytes());
+            count += 1;
         }
+        postings.stage(&mut batch, |_| Ok(None))?;
+        batch.insert(keys::count_key(), &count.to_be_bytes());
         self.db.apply_batch(batch)?;
         self.db.flush()?;
         Ok(())
     }
 
-    /// Rewrites the store into fresh files, reclaiming the space of deleted and replaced
-    /// records, and reopens it. The old files are removed only after the copy is durable.
+    /// Rewrites the store into fresh files, keeping only live records, and reopens it. The
+    /// old files are removed only after the copy is durable.
     pub fn compact(self) -> StoreResult<(Store, CompactionReport)> {
         let before = self.size_on_disk()?;
+        let log_before = self.blobs.len();
         let path = self.path.clone();
         let options = self.options;
         let fresh_path = sibling(&path, "compacting");
         let old_path = sibling(&path, "before-compaction");
         remove_dir(&fresh_path)?;
-        let records = {
-            let fresh = sled::Config::new()
-                .path(&fresh_path)
-                .cache_capacity(options.cache_bytes)
-                .open()?;
-            let mut records = 0;
-            let mut batch = sled::Batch::default();
-            for entry in self.db.iter() {
-                let (key, value) = entry?;
-                batch.insert(key, value);
-                records += 1;
-                if records % 10_000 == 0 {
-                    fresh.apply_batch(std::mem::take(&mut batch))?;
-                }
-            }
-            fresh.apply_batch(batch)?;
-            fresh.flush()?;
-            records
-        };
+        std::fs::create_dir_all(&fresh_path).map_err(|source| StoreError::Io {
+            context: format!("cannot create {}", fresh_path.display()),
+            source,
+        })?;
+        let trajectories = self.copy_live_into(&fresh_path)?;
         let Store {
             db, _lock: lock, ..
         } = self;
@@ -157,14 +153,63 @@ impl Store {
         drop(lock);
         let store = Store::open_with(&path, options)?;
         let after = store.size_on_disk()?;
-        Ok((
-            store,
-            CompactionReport {
-                before,
-                after,
-                records,
-            },
-        ))
+        let log_after = store.blobs.len();
+        let report = CompactionReport {
+            before,
+            after,
+            log_before,
+            log_after,
+            trajectories,
+        };
+        Ok((store, report))
+    }
+
+    /// Copies every sled entry into a new store folder, moving live blobs into a new log.
+    fn copy_live_into(&self, fresh_path: &Path) -> StoreResult<usize> {
+        let fresh = sled::Config::new()
+            .path(fresh_path)
+            .cache_capacity(self.options.cache_bytes)
+            .open()?;
+        let fresh_blobs = BlobLog::open(&fresh_path.join(RECORD_LOG))?;
+        let mut trajectories = 0;
+        let mut batch = sled::Batch::default();
+        for item in self.db.iter() {
+            let (key, value) = item?;
+            if key.first() == Some(&keys::LOCATION) {
+                let id =
+                    TrajectoryId::from_bytes(&key[1..]).ok_or_else(|| corrupt("a location key"))?;
+                let entry =
+                    Entry::decode(&value).ok_or_else(|| corrupt(&format!("location of {id}")))?;
+                let mut blobs = vec![self.read_blob(id, entry.record)?];
+                if let Some(trace) = entry.trace {
+                    blobs.push(self.read_blob(id, trace)?);
+                }
+                let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+                let locations = fresh_blobs.append(&slices)?;
+                let moved = Entry {
+                    seq: entry.seq,
+                    record: locations[0],
+                    trace: locations.get(1).copied(),
+                };
+                batch.insert(key, moved.encode());
+                trajectories += 1;
+            } else {
+                batch.insert(key, value);
+            }
+            if trajectories % 5_000 == 4_999 {
+                fresh.apply_batch(std::mem::take(&mut batch))?;
+            }
+        }
+        fresh.apply_batch(batch)?;
+        fresh.flush()?;
+        Ok(trajectories)
+    }
+}
+
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Corrupt {
+        what: what.to_string(),
+        reason: "malformed entry".into(),
     }
 }
 

@@ -1,9 +1,12 @@
 //! The session store: trajectories, their summaries and indexes, tasks, runs and metrics in
 //! one sled tree, written in atomic batches and flushed before anything is reported saved.
 
+mod blobs;
+mod entry;
 mod keys;
 mod lock;
 mod maintenance;
+mod postings;
 mod query;
 mod records;
 mod summary;
@@ -15,11 +18,15 @@ pub use query::{Filter, Outcome, Query, SortKey};
 pub use summary::Summary;
 
 use crate::trajectory::{Trajectory, TrajectoryId};
+use blobs::BlobLog;
 use lock::{HolderLock, LockFailure};
 use std::path::{Path, PathBuf};
 
 /// The cache sled may use by default: enough for lists and recent records.
 pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The file in the store folder that holds trajectory records and token traces.
+const RECORD_LOG: &str = "records.log";
 
 /// What can go wrong with a store; callers match on `Locked` and `NotFound`.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +78,9 @@ pub enum StoreError {
     /// sled failed.
     #[error("store database error: {0}")]
     Sled(#[from] sled::Error),
+    /// The blob log could not be written.
+    #[error("cannot write the store's record log: {0}")]
+    BlobLog(#[from] std::io::Error),
     /// A file operation failed.
     #[error("{context}: {source}")]
     Io {
@@ -102,6 +112,7 @@ impl Default for StoreOptions {
 /// An open session store, held exclusively by this process.
 pub struct Store {
     db: sled::Db,
+    blobs: BlobLog,
     path: PathBuf,
     options: StoreOptions,
     writer: std::sync::Mutex<()>,
@@ -134,8 +145,14 @@ impl Store {
             .path(dir)
             .cache_capacity(options.cache_bytes)
             .open()?;
+        let blobs_path = dir.join(RECORD_LOG);
+        let blobs = BlobLog::open(&blobs_path).map_err(|source| StoreError::Io {
+            context: format!("cannot open {}", blobs_path.display()),
+            source,
+        })?;
         let store = Self {
             db,
+            blobs,
             path: dir.to_path_buf(),
             options,
             writer: std::sync::Mutex::new(()),
@@ -163,17 +180,24 @@ impl Store {
         Ok(())
     }
 
+    /// The blob log of records and traces.
+    fn blob_log(&self) -> &BlobLog {
+        &self.blobs
+    }
+
     /// Number of trajectories stored.
     pub fn trajectory_count(&self) -> usize {
-        self.db.scan_prefix([keys::SUMMARY]).count()
+        self.stored_count().unwrap_or(0) as usize
     }
 
     /// A trajectory with its token trace.
     pub fn get(&self, id: TrajectoryId) -> StoreResult<Option<Trajectory>> {
-        let Some(mut trajectory) = self.get_without_trace(id)? else {
+        let Some(entry) = self.entry(id)? else {
             return Ok(None);
         };
-        if let Some(bytes) = self.db.get(keys::by_id(keys::TRACE, id))? {
+        let mut trajectory = self.read_record(id, entry)?;
+        if let Some(location) = entry.trace {
+            let bytes = self.read_blob(id, location)?;
             trajectory.token_trace =
                 Some(
                     trace_codec::decode(&bytes).ok_or_else(|| StoreError::Corrupt {
@@ -185,22 +209,17 @@ impl Store {
         Ok(Some(trajectory))
     }
 
-    /// A trajectory without decoding its token trace (cheaper for views that do not show it).
+    /// A trajectory without its token trace (cheaper for views that do not show it).
     pub fn get_without_trace(&self, id: TrajectoryId) -> StoreResult<Option<Trajectory>> {
-        let Some(bytes) = self.db.get(keys::by_id(keys::TRAJECTORY, id))? else {
-            return Ok(None);
-        };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|error| StoreError::Corrupt {
-                what: format!("trajectory {id}"),
-                reason: error.to_string(),
-            })
+        match self.entry(id)? {
+            Some(entry) => self.read_record(id, entry).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Whether a trajectory has a token trace stored.
     pub fn has_trace(&self, id: TrajectoryId) -> StoreResult<bool> {
-        Ok(self.db.contains_key(keys::by_id(keys::TRACE, id))?)
+        Ok(self.entry(id)?.is_some_and(|entry| entry.trace.is_some()))
     }
 
     /// The trajectory whose id starts with the hex digits typed.
@@ -209,7 +228,7 @@ impl Store {
         if let Ok(id) = prefix.parse::<TrajectoryId>()
             && prefix.len() == 16
         {
-            return if self.db.contains_key(keys::by_id(keys::SEQUENCE, id))? {
+            return if self.db.contains_key(keys::location_key(id))? {
                 Ok(id)
             } else {
                 Err(StoreError::NotFound(prefix))
@@ -223,8 +242,8 @@ impl Store {
         let shift = 64 - 4 * prefix.len() as u32;
         let low = u64::from_str_radix(&prefix, 16).unwrap_or_default() << shift;
         let high = low | ((1u64 << shift) - 1);
-        let start = keys::by_id(keys::SEQUENCE, TrajectoryId(low));
-        let end = keys::by_id(keys::SEQUENCE, TrajectoryId(high));
+        let start = keys::location_key(TrajectoryId(low));
+        let end = keys::location_key(TrajectoryId(high));
         let mut matches = self
             .db
             .range(start..=end)
@@ -243,7 +262,7 @@ impl Store {
 
     /// Size of the store's files on disk, in bytes.
     pub fn size_on_disk(&self) -> StoreResult<u64> {
-        Ok(self.db.size_on_disk()?)
+        Ok(self.db.size_on_disk()? + self.blobs.len())
     }
 }
 

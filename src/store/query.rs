@@ -1,7 +1,7 @@
 //! Filtering and sorting summaries, through the most selective index available.
 
 use super::summary::Summary;
-use super::{Store, StoreResult, keys};
+use super::{Store, StoreResult, keys, postings};
 use crate::trajectory::{ErrorKind, LabelStatus};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -305,30 +305,23 @@ impl Store {
     /// Sequence numbers from the narrowest index the filter can use, in stored order; `None`
     /// when no index applies and every summary must be read.
     fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
-        let mut prefixes: Vec<Vec<u8>> = Vec::new();
-        if let Some(kind) = filter.label {
-            prefixes.push(keys::label_prefix(kind, filter.label_status));
+        let prefix = if let Some(kind) = filter.label {
+            keys::label_prefix(kind, filter.label_status)
         } else if let Some(run) = &filter.run {
-            prefixes.push(keys::run_prefix(run, filter.step));
+            keys::run_prefix(run, filter.step)
         } else if let Some(task) = &filter.task {
-            prefixes.push(keys::text_prefix(keys::BY_TASK, task));
+            keys::text_prefix(keys::BY_TASK, task)
         } else if let Some(outcome) = filter.outcome {
-            prefixes.push(vec![
-                keys::BY_OUTCOME,
-                keys::outcome_byte(Some(outcome == Outcome::Pass)),
-            ]);
+            keys::outcome_prefix(Some(outcome == Outcome::Pass))
         } else if filter.unlabelled_failures {
-            prefixes.push(vec![keys::BY_OUTCOME, keys::outcome_byte(Some(false))]);
+            keys::outcome_prefix(Some(false))
         } else {
             return Ok(None);
-        }
+        };
         let mut seqs = BTreeSet::new();
-        for prefix in prefixes {
-            for key in self.db.scan_prefix(prefix).keys() {
-                if let Some(seq) = keys::trailing_seq(&key?) {
-                    seqs.insert(seq);
-                }
-            }
+        for item in self.db.scan_prefix(prefix) {
+            let (key, value) = item?;
+            seqs.extend(postings::members(&key, &value));
         }
         Ok(Some(seqs))
     }

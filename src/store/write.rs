@@ -1,68 +1,119 @@
-//! Writing trajectories: record, trace, summary and index entries in one atomic batch, then a
-//! flush; only then is a write reported saved.
+//! Writing trajectories: blobs appended and synced first, then summary, location and index
+//! changes in one atomic sled batch, then a flush; only then is a write reported saved.
 
+use super::blobs::Location;
+use super::entry::Entry;
+use super::postings::PostingChanges;
 use super::summary::Summary;
 use super::{Store, StoreError, StoreResult, keys, trace_codec};
-use crate::trajectory::{ErrorKind, LabelStatus, Trajectory, TrajectoryId};
+use crate::trajectory::{ErrorKind, Label, LabelStatus, Trajectory, TrajectoryId};
 use std::collections::HashMap;
 
-/// The index entries a summary implies.
-pub(super) fn index_keys(summary: &Summary) -> Vec<Vec<u8>> {
-    let mut entries = Vec::with_capacity(6);
+/// The index entries a summary belongs to.
+pub(super) fn index_prefixes(summary: &Summary) -> Vec<Vec<u8>> {
+    let mut prefixes = Vec::with_capacity(5);
     if !summary.run.is_empty() {
-        entries.push(keys::run_key(
+        prefixes.push(keys::run_prefix(
             &summary.run,
-            summary.step.unwrap_or(0),
-            summary.group.unwrap_or(0),
-            summary.sample.unwrap_or(0),
-            summary.seq,
+            Some(summary.step.unwrap_or(0)),
         ));
     }
     if !summary.task_id.is_empty() {
-        entries.push(keys::task_key(&summary.task_id, summary.seq));
+        prefixes.push(keys::text_prefix(keys::BY_TASK, &summary.task_id));
     }
     for kind in summary.confirmed_kinds() {
-        entries.push(keys::label_key(kind, LabelStatus::Confirmed, summary.seq));
+        prefixes.push(keys::label_prefix(kind, Some(LabelStatus::Confirmed)));
     }
     for kind in summary.suggested_kinds() {
-        entries.push(keys::label_key(kind, LabelStatus::Suggested, summary.seq));
+        prefixes.push(keys::label_prefix(kind, Some(LabelStatus::Suggested)));
     }
-    entries.push(keys::outcome_key(
-        summary.passed,
-        summary.reward,
-        summary.seq,
-    ));
-    entries
+    prefixes.push(keys::outcome_prefix(summary.passed));
+    prefixes
+}
+
+/// A write being assembled: the sled batch, index changes and the change in count.
+#[derive(Default)]
+struct Pending {
+    batch: sled::Batch,
+    postings: PostingChanges,
+    count_delta: i64,
+}
+
+impl Pending {
+    fn replace_summary(&mut self, previous: Option<&Summary>, summary: Option<&Summary>) {
+        if let Some(previous) = previous {
+            for prefix in index_prefixes(previous) {
+                self.postings.remove(&prefix, previous.seq);
+            }
+        }
+        if let Some(summary) = summary {
+            for prefix in index_prefixes(summary) {
+                self.postings.add(&prefix, summary.seq);
+            }
+            self.batch
+                .insert(&keys::summary_key(summary.seq), summary.to_bytes());
+        }
+    }
+}
+
+fn record_bytes(trajectory: &Trajectory) -> StoreResult<Vec<u8>> {
+    let bytes = if trajectory.token_trace.is_some() {
+        let mut copy = trajectory.clone();
+        copy.token_trace = None;
+        serde_json::to_vec(&copy)
+    } else {
+        serde_json::to_vec(trajectory)
+    };
+    bytes.map_err(|error| StoreError::Invalid(format!("trajectory {}: {error}", trajectory.id)))
 }
 
 impl Store {
-    /// Stores trajectories (replacing any with the same id) in one atomic batch and flushes.
-    /// When this returns `Ok`, every one of them is durable.
+    /// Stores trajectories (replacing any with the same id) and flushes. When this returns
+    /// `Ok`, every one of them is durable.
     pub fn put_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<()> {
         let _guard = self.write_guard();
-        let mut batch = sled::Batch::default();
-        let mut assigned: HashMap<TrajectoryId, Summary> = HashMap::new();
+        let mut blobs = Vec::with_capacity(trajectories.len() * 2);
         for trajectory in trajectories {
             if let Some(trace) = &trajectory.token_trace {
                 trace.validate().map_err(|reason| {
                     StoreError::Invalid(format!("trajectory {}: {reason}", trajectory.id))
                 })?;
             }
-            let previous = match assigned.remove(&trajectory.id) {
+            blobs.push(record_bytes(trajectory)?);
+            if let Some(trace) = &trajectory.token_trace {
+                blobs.push(trace_codec::encode(trace));
+            }
+        }
+        let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+        let mut locations = self.blob_log().append(&slices)?.into_iter();
+        let mut pending = Pending::default();
+        let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
+        for trajectory in trajectories {
+            let record = locations.next().ok_or_else(missing_location)?;
+            let trace = match trajectory.token_trace {
+                Some(_) => Some(locations.next().ok_or_else(missing_location)?),
+                None => None,
+            };
+            let previous = match written.remove(&trajectory.id) {
                 Some(summary) => Some(summary),
                 None => self.summary_of(trajectory.id)?,
             };
             let seq = match &previous {
                 Some(summary) => summary.seq,
-                None => self.db.generate_id()?,
+                None => {
+                    pending.count_delta += 1;
+                    self.db.generate_id()?
+                }
             };
             let summary = Summary::of(trajectory, seq);
-            self.stage(&mut batch, trajectory, previous.as_ref(), &summary, true)?;
-            assigned.insert(trajectory.id, summary);
+            pending.replace_summary(previous.as_ref(), Some(&summary));
+            let entry = Entry { seq, record, trace };
+            pending
+                .batch
+                .insert(&keys::location_key(trajectory.id), entry.encode());
+            written.insert(trajectory.id, summary);
         }
-        self.db.apply_batch(batch)?;
-        self.db.flush()?;
-        Ok(())
+        self.commit(pending)
     }
 
     /// Applies a change to a stored trajectory (not its token trace), re-indexes it and
@@ -73,29 +124,28 @@ impl Store {
         change: impl FnOnce(&mut Trajectory),
     ) -> StoreResult<Trajectory> {
         let _guard = self.write_guard();
-        let mut trajectory = self
-            .get_without_trace(id)?
+        let entry = self
+            .entry(id)?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
-        let previous = self
-            .summary_of(id)?
-            .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
+        let mut trajectory = self.read_record(id, entry)?;
+        let previous = self.summary_at(entry.seq)?;
         change(&mut trajectory);
-        let mut summary = Summary::of(&trajectory, previous.seq);
-        summary.tokens = previous.tokens;
-        let mut batch = sled::Batch::default();
-        self.stage(&mut batch, &trajectory, Some(&previous), &summary, false)?;
-        self.db.apply_batch(batch)?;
-        self.db.flush()?;
+        let record = self.blob_log().append(&[&record_bytes(&trajectory)?])?[0];
+        let mut summary = Summary::of(&trajectory, entry.seq);
+        summary.tokens = previous.as_ref().map_or(0, |previous| previous.tokens);
+        let mut pending = Pending::default();
+        pending.replace_summary(previous.as_ref(), Some(&summary));
+        let entry = Entry { record, ..entry };
+        pending
+            .batch
+            .insert(&keys::location_key(id), entry.encode());
+        self.commit(pending)?;
         Ok(trajectory)
     }
 
     /// Adds a label to a step; a confirmed label replaces a suggestion of the same kind on
     /// the same step. Durable when it returns.
-    pub fn add_label(
-        &self,
-        id: TrajectoryId,
-        label: crate::trajectory::Label,
-    ) -> StoreResult<Trajectory> {
+    pub fn add_label(&self, id: TrajectoryId, label: Label) -> StoreResult<Trajectory> {
         let steps = self
             .get_without_trace(id)?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))?
@@ -132,16 +182,72 @@ impl Store {
         })
     }
 
-    /// The stored summary of a trajectory.
-    pub fn summary_of(&self, id: TrajectoryId) -> StoreResult<Option<Summary>> {
-        let Some(seq) = self.db.get(keys::by_id(keys::SEQUENCE, id))? else {
+    /// Removes trajectories and everything indexed about them; returns how many existed.
+    pub fn delete_trajectories(&self, ids: &[TrajectoryId]) -> StoreResult<usize> {
+        let _guard = self.write_guard();
+        let mut removed = 0;
+        for chunk in ids.chunks(10_000) {
+            let mut pending = Pending::default();
+            for &id in chunk {
+                let Some(summary) = self.summary_of(id)? else {
+                    continue;
+                };
+                pending.replace_summary(Some(&summary), None);
+                pending.batch.remove(&keys::summary_key(summary.seq));
+                pending.batch.remove(&keys::location_key(id));
+                pending.count_delta -= 1;
+                removed += 1;
+            }
+            self.commit(pending)?;
+        }
+        Ok(removed)
+    }
+
+    /// Applies a pending write atomically and flushes.
+    fn commit(&self, pending: Pending) -> StoreResult<()> {
+        let Pending {
+            mut batch,
+            postings,
+            count_delta,
+        } = pending;
+        postings.stage(&mut batch, |key| self.db.get(key))?;
+        if count_delta != 0 {
+            let count = self.stored_count()? as i64 + count_delta;
+            batch.insert(keys::count_key(), &(count.max(0) as u64).to_be_bytes());
+        }
+        self.db.apply_batch(batch)?;
+        self.db.flush()?;
+        Ok(())
+    }
+
+    /// The number of trajectories as the meta entry records it.
+    pub(super) fn stored_count(&self) -> StoreResult<u64> {
+        Ok(self
+            .db
+            .get(keys::count_key())?
+            .and_then(|bytes| bytes.as_ref().try_into().ok().map(u64::from_be_bytes))
+            .unwrap_or(0))
+    }
+
+    /// The location entry of a trajectory.
+    pub(super) fn entry(&self, id: TrajectoryId) -> StoreResult<Option<Entry>> {
+        let Some(bytes) = self.db.get(keys::location_key(id))? else {
             return Ok(None);
         };
-        let seq = keys::trailing_seq(&seq).ok_or_else(|| StoreError::Corrupt {
-            what: format!("sequence of {id}"),
-            reason: "not 8 bytes".into(),
-        })?;
-        self.summary_at(seq)
+        Entry::decode(&bytes)
+            .map(Some)
+            .ok_or_else(|| StoreError::Corrupt {
+                what: format!("location of {id}"),
+                reason: "malformed entry".into(),
+            })
+    }
+
+    /// The stored summary of a trajectory.
+    pub fn summary_of(&self, id: TrajectoryId) -> StoreResult<Option<Summary>> {
+        match self.entry(id)? {
+            Some(entry) => self.summary_at(entry.seq),
+            None => Ok(None),
+        }
     }
 
     /// The summary stored under a sequence number.
@@ -157,69 +263,26 @@ impl Store {
             })
     }
 
-    /// Adds to `batch` everything that stores `trajectory` under `summary`, after removing the
-    /// index entries of its `previous` summary.
-    fn stage(
-        &self,
-        batch: &mut sled::Batch,
-        trajectory: &Trajectory,
-        previous: Option<&Summary>,
-        summary: &Summary,
-        with_trace: bool,
-    ) -> StoreResult<()> {
-        let id = trajectory.id;
-        let record = if trajectory.token_trace.is_some() {
-            let mut copy = trajectory.clone();
-            copy.token_trace = None;
-            serde_json::to_vec(&copy)
-        } else {
-            serde_json::to_vec(trajectory)
-        }
-        .map_err(|error| StoreError::Invalid(format!("trajectory {id}: {error}")))?;
-        if let Some(previous) = previous {
-            for key in index_keys(previous) {
-                batch.remove(key);
-            }
-        }
-        batch.insert(&keys::by_id(keys::TRAJECTORY, id), record);
-        if with_trace {
-            match &trajectory.token_trace {
-                Some(trace) => {
-                    batch.insert(&keys::by_id(keys::TRACE, id), trace_codec::encode(trace))
-                }
-                None => batch.remove(&keys::by_id(keys::TRACE, id)),
-            }
-        }
-        batch.insert(&keys::by_id(keys::SEQUENCE, id), &summary.seq.to_be_bytes());
-        batch.insert(&keys::summary_key(summary.seq), summary.to_bytes());
-        for key in index_keys(summary) {
-            batch.insert(key, &[]);
-        }
-        Ok(())
+    /// Reads and decodes a trajectory record (without its trace).
+    pub(super) fn read_record(&self, id: TrajectoryId, entry: Entry) -> StoreResult<Trajectory> {
+        let bytes = self.read_blob(id, entry.record)?;
+        serde_json::from_slice(&bytes).map_err(|error| StoreError::Corrupt {
+            what: format!("trajectory {id}"),
+            reason: error.to_string(),
+        })
     }
 
-    /// Removes trajectories and everything indexed about them; returns how many existed.
-    pub fn delete_trajectories(&self, ids: &[TrajectoryId]) -> StoreResult<usize> {
-        let _guard = self.write_guard();
-        let mut removed = 0;
-        for chunk in ids.chunks(1000) {
-            let mut batch = sled::Batch::default();
-            for &id in chunk {
-                let Some(summary) = self.summary_of(id)? else {
-                    continue;
-                };
-                for key in index_keys(&summary) {
-                    batch.remove(key);
-                }
-                batch.remove(&keys::summary_key(summary.seq));
-                for prefix in [keys::TRAJECTORY, keys::TRACE, keys::SEQUENCE] {
-                    batch.remove(&keys::by_id(prefix, id));
-                }
-                removed += 1;
-            }
-            self.db.apply_batch(batch)?;
-        }
-        self.db.flush()?;
-        Ok(removed)
+    /// Reads a blob, naming the trajectory when it is damaged.
+    pub(super) fn read_blob(&self, id: TrajectoryId, location: Location) -> StoreResult<Vec<u8>> {
+        self.blob_log()
+            .read(location)
+            .map_err(|reason| StoreError::Corrupt {
+                what: format!("blob of trajectory {id}"),
+                reason,
+            })
     }
+}
+
+fn missing_location() -> StoreError {
+    StoreError::Invalid("the blob log returned fewer locations than blobs".into())
 }

@@ -146,8 +146,9 @@ pub struct Trajectory {
     /// The format it was read from (`rollscope` for generated ones).
     #[serde(default = "default_source_format")]
     pub source_format: String,
-    /// Fields the source had that this model does not name, kept verbatim.
-    #[serde(flatten, default, skip_serializing_if = "Map::is_empty")]
+    /// Fields the source had that this model does not name, kept verbatim (an object of
+    /// its own rather than flattened: flattening would buffer every record while parsing).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
 }
 
