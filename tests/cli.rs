@@ -204,3 +204,51 @@ fn unknown_ids_and_kinds_say_what_to_do() {
             .contains("use calculation, reasoning, understanding or format")
     );
 }
+
+#[test]
+fn watch_follows_rows_appended_to_a_verl_metrics_file() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("verl.jsonl");
+    std::fs::write(
+        &path,
+        "{\"step\": 1, \"data\": {\"critic/score/mean\": 0.25}}\n",
+    )
+    .unwrap();
+    let once = stdout(rollscope(dir.path()).args(["watch", "--once"]).arg(&path));
+    assert!(once.contains("0.2500"), "{once}");
+
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollscope"))
+        .args(["watch", "--every", "0.05"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (sender, lines) = std::sync::mpsc::channel();
+    let output = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let wait = std::time::Duration::from_secs(30);
+    for _ in 0..2 {
+        lines
+            .recv_timeout(wait)
+            .expect("the header and the first row");
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    file.write_all(b"{\"step\": 2, \"data\": {\"critic/score/mean\": 0.75}}\n")
+        .unwrap();
+    let next = lines.recv_timeout(wait).expect("the appended row");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        next.trim_start().starts_with('2') && next.contains("0.7500"),
+        "{next}"
+    );
+}

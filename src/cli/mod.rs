@@ -5,6 +5,7 @@ mod data;
 mod filter_args;
 mod inspect;
 mod output;
+mod watch;
 
 use crate::session::{self, SessionPaths};
 use crate::store::Store;
@@ -70,6 +71,8 @@ pub enum Command {
     Stats(data::StatsArgs),
     /// List the sessions under the sessions root.
     Sessions,
+    /// Follow a run's metrics: ours, verl's file logger, or TRL's trainer_state.json.
+    Watch(watch::WatchArgs),
     /// Measure speed and memory (store, …).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -104,6 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Label(args)) => inspect::label(&cli, args),
         Some(Command::Stats(args)) => data::stats(&cli, args),
         Some(Command::Sessions) => data::sessions(&cli),
+        Some(Command::Watch(args)) => watch::watch(&cli, args),
         Some(Command::Bench(command)) => bench::run(cli.json, command),
     }
 }

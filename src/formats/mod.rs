@@ -6,9 +6,13 @@
 
 mod detect;
 mod jsonl;
+mod metrics;
 mod native;
 
 pub use detect::detect;
+pub use metrics::{
+    MetricsRead, MetricsSource, parse_metrics, read_lines as read_metrics_lines, read_metrics,
+};
 
 use crate::trajectory::{Task, Trajectory};
 use std::fmt;

@@ -1,0 +1,216 @@
+//! `rollscope watch`: follow a run's metrics file, ours or another stack's, read-only.
+
+use super::Cli;
+use crate::formats::{self, MetricsRead};
+use crate::trajectory::MetricsRow;
+use anyhow::Context;
+use clap::Args;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Metrics shown by default, in this order, when a file has them.
+const PREFERRED: [&str; 16] = [
+    "reward",
+    "reward_std",
+    "success_rate",
+    "kl",
+    "loss",
+    "grad_norm",
+    "entropy",
+    "clip_ratio/region_mean",
+    "completions/mean_length",
+    "learning_rate",
+    "step_time",
+    "critic/score/mean",
+    "actor/kl_loss",
+    "actor/grad_norm",
+    "actor/entropy",
+    "response_length/mean",
+];
+
+/// Arguments of `rollscope watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// A metrics file (our metrics.jsonl, verl's file logger JSONL, TRL's trainer_state.json)
+    /// or the id of a run of the session.
+    pub target: String,
+    /// Metrics to show, comma-separated (default: the usual ones the file has).
+    #[arg(long, value_delimiter = ',')]
+    pub metrics: Vec<String>,
+    /// Print what is there and exit instead of following the file.
+    #[arg(long)]
+    pub once: bool,
+    /// Seconds between checks for new rows.
+    #[arg(long, default_value_t = 1.0)]
+    pub every: f64,
+}
+
+/// `rollscope watch`.
+pub fn watch(cli: &Cli, args: &WatchArgs) -> anyhow::Result<()> {
+    let path = resolve(cli, &args.target)?;
+    let run = path.parent().and_then(Path::file_name).map_or_else(
+        || "external".to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let whole_file = path.extension().is_some_and(|ext| ext == "json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let complete_len = if whole_file {
+        text.len()
+    } else {
+        text.rfind('\n').map_or(0, |end| end + 1)
+    };
+    let initial = formats::parse_metrics(&text[..complete_len], &path, &run);
+    for problem in &initial.problems {
+        eprintln!("warning: {problem}");
+    }
+    let columns = if args.metrics.is_empty() {
+        default_columns(&initial.rows)
+    } else {
+        args.metrics.clone()
+    };
+    let mut printer = Printer {
+        columns,
+        json: cli.json,
+        last_step: None,
+    };
+    if !cli.json {
+        eprintln!(
+            "{} · {} · {} rows{}",
+            path.display(),
+            initial.source.map_or("no rows yet", |source| source.name()),
+            initial.rows.len(),
+            if args.once {
+                ""
+            } else {
+                " · following (Ctrl-C to stop)"
+            }
+        );
+        printer.header();
+    }
+    printer.rows(&initial.rows);
+    if args.once {
+        return Ok(());
+    }
+    let mut offset = complete_len as u64;
+    let mut line = text[..complete_len].lines().count() as u64 + 1;
+    let mut partial = String::new();
+    loop {
+        std::thread::sleep(Duration::from_secs_f64(args.every.max(0.05)));
+        let len = std::fs::metadata(&path)
+            .map(|meta| meta.len())
+            .unwrap_or(offset);
+        if len == offset {
+            continue;
+        }
+        if whole_file || len < offset {
+            let read = formats::read_metrics(&path, &run)?;
+            printer.rows(&read.rows);
+            offset = len;
+            continue;
+        }
+        let mut file = std::fs::File::open(&path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        let mut added = String::new();
+        file.read_to_string(&mut added)?;
+        offset = len;
+        partial.push_str(&added);
+        let Some(end) = partial.rfind('\n') else {
+            continue;
+        };
+        let complete: String = partial.drain(..=end).collect();
+        let mut read = MetricsRead::default();
+        formats::read_metrics_lines(&complete, &path, &run, line, &mut read);
+        line += complete.lines().count() as u64;
+        for problem in &read.problems {
+            eprintln!("warning: {problem}");
+        }
+        printer.rows(&read.rows);
+    }
+}
+
+fn resolve(cli: &Cli, target: &str) -> anyhow::Result<PathBuf> {
+    let path = PathBuf::from(target);
+    if path.is_file() {
+        return Ok(path);
+    }
+    let run_file = cli.session_paths()?.run_dir(target).join("metrics.jsonl");
+    anyhow::ensure!(
+        run_file.is_file(),
+        "`{target}` is neither a metrics file nor a run of session `{}` (no {})",
+        cli.session,
+        run_file.display()
+    );
+    Ok(run_file)
+}
+
+fn default_columns(rows: &[MetricsRow]) -> Vec<String> {
+    let present = |name: &str| {
+        rows.iter()
+            .take(20)
+            .any(|row| row.values.contains_key(name))
+    };
+    let mut columns: Vec<String> = PREFERRED
+        .iter()
+        .filter(|name| present(name))
+        .take(8)
+        .map(ToString::to_string)
+        .collect();
+    if columns.is_empty() {
+        columns = rows
+            .first()
+            .map(|row| row.values.keys().take(6).cloned().collect())
+            .unwrap_or_default();
+    }
+    columns
+}
+
+struct Printer {
+    columns: Vec<String>,
+    json: bool,
+    last_step: Option<u64>,
+}
+
+impl Printer {
+    fn header(&self) {
+        let names: Vec<String> = self
+            .columns
+            .iter()
+            .map(|name| format!("{:>12}", short(name)))
+            .collect();
+        println!("{:>6} {}", "step", names.join(" "));
+    }
+
+    fn rows(&mut self, rows: &[MetricsRow]) {
+        for row in rows {
+            if self.last_step.is_some_and(|last| row.step <= last) {
+                continue;
+            }
+            self.last_step = Some(row.step);
+            if self.json {
+                println!("{}", serde_json::to_string(row).unwrap_or_default());
+                continue;
+            }
+            let cells: Vec<String> = self
+                .columns
+                .iter()
+                .map(|name| {
+                    row.get(name)
+                        .map_or(format!("{:>12}", "–"), |value| format!("{value:>12.4}"))
+                })
+                .collect();
+            println!("{:>6} {}", row.step, cells.join(" "));
+        }
+    }
+}
+
+fn short(name: &str) -> String {
+    let tail = name.rsplit('/').next().unwrap_or(name);
+    let base = if tail == "mean" || tail == "region_mean" {
+        name.split('/').next().unwrap_or(name)
+    } else {
+        tail
+    };
+    base.chars().take(12).collect()
+}
