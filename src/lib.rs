@@ -7,4 +7,5 @@ pub mod session;
 pub mod store;
 pub mod synthetic;
 pub mod text;
+pub mod train;
 pub mod trajectory;

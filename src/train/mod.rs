@@ -1,0 +1,6 @@
+//! Training: SFT and GRPO steps, optimizer and schedule, checkpoints, metrics rows.
+
+pub mod advantage;
+pub mod loss;
+pub mod optim;
+pub mod schedule;
