@@ -189,7 +189,8 @@ pub fn tool_specs(value: Value, path: &str) -> Result<Vec<Value>, String> {
 }
 
 /// A message in OpenAI's chat shape: arguments as JSON strings, reasoning as
-/// `reasoning_content`. With `keep_extra`, the fields the source had are written back too.
+/// `reasoning_content`. With `keep_extra` (a message read from this same shape), arguments
+/// are written as the source wrote them and the fields it had are written back too.
 pub fn write_message(message: &Message, keep_extra: bool) -> Value {
     let mut object = Map::new();
     object.insert("role".into(), json!(message.role.as_str()));
@@ -216,7 +217,12 @@ pub fn write_message(message: &Message, keep_extra: bool) -> Value {
                     written.insert("id".into(), json!(id));
                 }
                 written.insert("type".into(), json!("function"));
-                let function = json!({"name": call.name, "arguments": call.arguments});
+                let arguments = if keep_extra {
+                    call.arguments_as_written()
+                } else {
+                    json!(call.arguments)
+                };
+                let function = json!({"name": call.name, "arguments": arguments});
                 written.insert("function".into(), function);
                 if let Some(Value::Object(extra)) =
                     extras.filter(|_| keep_extra).and_then(|e| e.get(index))

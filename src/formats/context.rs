@@ -86,12 +86,10 @@ impl<'a> Context<'a> {
             "ground_truth": draft.ground_truth,
         });
         let digest = Sha256::digest(identity.to_string().as_bytes());
-        let hex: String = digest[..6]
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect();
+        let mut bytes = [0u8; 8];
+        bytes[2..].copy_from_slice(&digest[..6]);
         Task {
-            id: format!("{}-{hex}", self.format.name()),
+            id: format!("{}-{:012x}", self.format.name(), u64::from_be_bytes(bytes)),
             source: draft
                 .source
                 .unwrap_or_else(|| self.format.name().to_string()),

@@ -192,9 +192,8 @@ fn score_value(value: &Value) -> Option<(f64, Option<bool>)> {
     match value {
         Value::String(letter) => match letter.as_str() {
             "C" => Some((1.0, Some(true))),
-            "I" => Some((0.0, Some(false))),
+            "I" | "N" => Some((0.0, Some(false))),
             "P" => Some((0.5, Some(false))),
-            "N" => Some((0.0, Some(false))),
             other => other.trim().parse().ok().map(|number| (number, None)),
         },
         Value::Bool(flag) => Some((number(value)?, Some(*flag))),

@@ -1,7 +1,7 @@
 //! Line-by-line reading of JSONL files that survives anything: invalid UTF-8, blank lines,
 //! malformed JSON, huge lines. Each bad line becomes a `Problem`; good lines go on.
 
-use super::document::MAX_RECORD_BYTES;
+use super::document::{MAX_RECORD_BYTES, json_error};
 use super::{ImportError, ImportReport, Item, Record, Sink};
 use serde_json::Value;
 use std::fs::File;
@@ -54,7 +54,7 @@ fn read_with_limit(
         let value: Value = match serde_json::from_str(text) {
             Ok(value) => value,
             Err(error) => {
-                report.problem(path, Some(line_number), format!("not valid JSON: {error}"));
+                report.problem(path, Some(line_number), json_error(&error));
                 continue;
             }
         };

@@ -1,7 +1,8 @@
 //! OpenAI chat messages JSONL, one conversation per line: `{"messages": [...], "tools": [...]}`
 //! with assistant `tool_calls` and `tool` results, as OpenAI's fine-tuning API, TRL's
 //! SFTTrainer and OpenRLHF read it. Arguments may be JSON strings or objects on import; the
-//! export writes JSON strings, as OpenAI does.
+//! export writes JSON strings, as OpenAI does, except that conversations read from this
+//! format are written back as they came (their arguments' form and unnamed fields included).
 
 use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
 use super::context::{Context, TaskDraft};

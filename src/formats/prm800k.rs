@@ -1,9 +1,10 @@
-//! PRM800K rows (openai/prm800k): `{question{problem, ground_truth_answer}, label{steps,
-//! finish_reason}, labeler, …}`. Each step offers rated `completions` (rating -1, 0 or 1) and
-//! names the one the solution went on with (`chosen_completion`), or a step the labeler wrote
-//! (`human_completion`). The solution path becomes one assistant message split into spans,
-//! with human step scores 0, 0.5 and 1; the row itself stays in `extra` with every
-//! alternative. A step without completions (the row's end) is left out.
+//! PRM800K rows (openai/prm800k): `{question{problem, ground_truth_answer,
+//! ground_truth_solution?}, label{steps, finish_reason}, labeler, …}`. Each step offers rated
+//! `completions` (rating -1, 0 or 1) and names the one the solution went on with
+//! (`chosen_completion`), or a step the labeler wrote (`human_completion`). The solution path
+//! becomes one assistant message split into spans, with human step scores 0, 0.5 and 1; the
+//! row itself stays in `extra` with every alternative. A step without completions (the row's
+//! end) is left out.
 
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
@@ -26,6 +27,8 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
     let mut question = take_object(&mut object, "question", "")?.ok_or("no `question` field")?;
     let problem = take_required_string(&mut question, "problem", "question")?;
     let ground_truth = take(&mut question, "ground_truth_answer").map(|answer| text_of(&answer));
+    let reference_solution =
+        take(&mut question, "ground_truth_solution").map(|solution| text_of(&solution));
     keep_if_nonempty(&mut object, "question", question);
     let label = object.get("label").ok_or("no `label` field")?;
     let steps = label
@@ -63,7 +66,8 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
     trajectory.stop_reason = stop_reason;
     trajectory.final_answer = final_answer;
     trajectory.extra = object;
-    let draft = TaskDraft::from_trajectory(&trajectory, Vec::new()).answer(ground_truth);
+    let mut draft = TaskDraft::from_trajectory(&trajectory, Vec::new()).answer(ground_truth);
+    draft.reference_solution = reference_solution;
     Ok(context.with_task(trajectory, draft))
 }
 
@@ -109,9 +113,18 @@ fn chosen_step(step: &Value, path: &str) -> Result<Option<ScoredStep>, String> {
         .and_then(Value::as_str)
         .ok_or(format!("{path}: the step's completion has no `text`"))?;
     let score = match (completion.get("rating").and_then(Value::as_i64), note) {
-        (Some(rating), _) => Some(((rating.clamp(-1, 1) as f64 + 1.0) / 2.0, None)),
+        (Some(rating), _) => Some((rating_value(rating), None)),
         (None, Some(note)) => Some((1.0, Some(note.to_string()))),
         (None, None) => None,
     };
     Ok(Some((text.to_string(), score)))
+}
+
+/// A PRM800K rating as a step score: -1 (wrong) 0, 0 (neutral) 0.5, 1 (right) 1.
+fn rating_value(rating: i64) -> f64 {
+    match rating {
+        ..0 => 0.0,
+        0 => 0.5,
+        1.. => 1.0,
+    }
 }

@@ -105,7 +105,7 @@ fn read_items(messages: &mut Vec<Message>, items: Vec<Value>, path: &str) -> Res
                 match take(&mut item, "output") {
                     Some(Value::String(text)) => message.content = text,
                     Some(parts @ Value::Array(_)) => {
-                        read_content(&mut message, parts, &field(&path, "output"))?
+                        read_content(&mut message, parts, &field(&path, "output"))?;
                     }
                     Some(other) => message.content = text_of(&other),
                     None => {}
