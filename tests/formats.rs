@@ -7,6 +7,8 @@ mod formats {
     mod detect;
     mod export;
     mod fuzz;
-    mod import;
+    mod import_agents;
+    mod import_all;
+    mod import_math;
     mod round_trip;
 }

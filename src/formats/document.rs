@@ -45,15 +45,36 @@ pub fn read_document(path: &Path, report: &mut ImportReport) -> Result<Option<Va
     }
 }
 
-/// Reads a file of records: a JSON array of them, or JSONL (one per line).
+/// Reads a file of records: a JSON array of them, JSONL (one per line), or a single record
+/// written over several lines.
 pub fn read_records(
     path: &Path,
     sink: &mut Sink<'_>,
     mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
-    if first_byte(path)? != Some(b'[') {
-        return jsonl::read(path, sink, parse);
+    match first_byte(path)? {
+        Some(b'[') => read_array(path, sink, parse),
+        Some(b'{') if first_record(path)?.is_none() => match whole_value(path)? {
+            Some(value) => {
+                let mut report = ImportReport::default();
+                match parse(Record { index: 0, line: 1 }, value) {
+                    Ok(items) => jsonl::deliver(items, sink, &mut report)?,
+                    Err(message) => report.problem(path, None, message),
+                }
+                Ok(report)
+            }
+            None => jsonl::read(path, sink, parse),
+        },
+        _ => jsonl::read(path, sink, parse),
     }
+}
+
+/// Reads the elements of a JSON array one by one.
+fn read_array(
+    path: &Path,
+    sink: &mut Sink<'_>,
+    mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+) -> Result<ImportReport, ImportError> {
     let bytes = read_bytes(path)?;
     let bytes = strip_bom(&bytes);
     let mut report = ImportReport::default();
@@ -81,22 +102,37 @@ pub fn read_records(
     Ok(report)
 }
 
+/// The whole file as one JSON value, when it is one and not over the size limit.
+fn whole_value(path: &Path) -> Result<Option<Value>, ImportError> {
+    let length = std::fs::metadata(path)
+        .map_err(ImportError::io(path))?
+        .len();
+    if length > MAX_RECORD_BYTES as u64 {
+        return Ok(None);
+    }
+    Ok(serde_json::from_slice(strip_bom(&read_bytes(path)?)).ok())
+}
+
 /// The first record of a file, for format detection: the first element of an array, the
 /// first JSONL line, or `None` when neither parses (a pretty-printed single document).
 pub fn first_record(path: &Path) -> Result<Option<Value>, ImportError> {
     let io = ImportError::io(path);
-    let mut reader = BufReader::new(File::open(path).map_err(io)?);
-    let mut head = Vec::new();
     if first_byte(path)? == Some(b'[') {
-        reader
-            .take(MAX_RECORD_BYTES as u64)
-            .read_to_end(&mut head)
-            .map_err(io)?;
-        let head = strip_bom(&head);
-        let first = array_elements(head).into_iter().next();
-        return Ok(first.and_then(|range| serde_json::from_slice(&head[range]).ok()));
+        for limit in [16 << 20, MAX_RECORD_BYTES] {
+            let mut head = Vec::new();
+            let file = File::open(path).map_err(io)?;
+            file.take(limit as u64).read_to_end(&mut head).map_err(io)?;
+            let head = strip_bom(&head);
+            let first = array_elements(head).into_iter().next();
+            let value = first.and_then(|range| serde_json::from_slice(&head[range]).ok());
+            if value.is_some() || head.len() < limit {
+                return Ok(value);
+            }
+        }
+        return Ok(None);
     }
-    (&mut reader)
+    let mut head = Vec::new();
+    BufReader::new(File::open(path).map_err(io)?)
         .take(MAX_RECORD_BYTES as u64)
         .read_until(b'\n', &mut head)
         .map_err(io)?;

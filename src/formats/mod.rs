@@ -28,7 +28,6 @@ mod trl_stepwise;
 mod verl;
 
 pub use detect::detect;
-pub use document::MAX_RECORD_BYTES;
 
 use crate::trajectory::{Task, Trajectory};
 use std::fmt;

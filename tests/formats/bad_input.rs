@@ -334,3 +334,12 @@ fn a_failing_sink_stops_the_import_with_its_error() {
     }
     assert_eq!(seen, 3);
 }
+
+#[test]
+fn a_broken_first_line_does_not_hide_the_rest() {
+    let lines = "{\"question\": \"cut\n{\"question\": \"b\", \"answer\": \"#### 2\"}\n{\"question\": \"c\", \"answer\": \"#### 3\"}\n";
+    let file = temp_file(lines.as_bytes(), ".jsonl");
+    let imported = import_with(file.path(), options(Some(Format::Gsm8k))).unwrap();
+    assert_eq!(imported.tasks.len(), 2);
+    assert_eq!(only_problem(&imported.report.problems).line, Some(1));
+}

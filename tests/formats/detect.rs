@@ -77,3 +77,17 @@ fn unknown_content_names_the_keys_and_the_hint_of_the_name() {
     assert!(message.contains("try --format swe-agent"), "{message}");
     assert!(message.contains("--format"), "{message}");
 }
+
+#[test]
+fn a_record_written_over_several_lines_is_one_record() {
+    let pretty = "{\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"},\n    {\"role\": \"assistant\", \"content\": \"hello\"}\n  ]\n}\n";
+    let file = temp_file(pretty.as_bytes(), ".json");
+    assert_eq!(detect(file.path()).unwrap(), Format::OpenaiMessages);
+    let imported = super::common::import_with(file.path(), super::common::options(None)).unwrap();
+    assert!(
+        imported.report.problems.is_empty(),
+        "{:?}",
+        imported.report.problems
+    );
+    assert_eq!(imported.trajectories[0].messages[1].content, "hello");
+}
