@@ -1,32 +1,154 @@
-//! Recognising a file's format from its content (and, as a hint, its name).
+//! Recognising a file's format from its content: a zip archive is an Inspect `.eval` log;
+//! otherwise the keys of the first JSON record (a JSONL line, an array's first element, or
+//! the top level of a single pretty-printed document) decide. The file name only helps to
+//! word the error when the content decides nothing.
 
-use super::{Format, ImportError, native};
-use serde_json::Value;
+use super::document::{first_byte, first_record};
+use super::{Format, ImportError};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
-/// The format of a file, from its first record.
+/// The format of a file, from its content.
 pub fn detect(path: &Path) -> Result<Format, ImportError> {
-    let io = |source| ImportError::Io {
-        path: path.to_path_buf(),
-        source,
+    let unrecognised = |reason: &str| {
+        let hint = match format_from_name(path) {
+            Some(format) => format!(" (its name suggests {format}: try --format {format})"),
+            None => String::new(),
+        };
+        ImportError::Unrecognised {
+            path: path.to_path_buf(),
+            reason: format!("{reason}{hint}"),
+            known: Format::ALL.map(Format::name).join(", "),
+        }
     };
-    let mut reader = BufReader::new(File::open(path).map_err(io)?);
-    let mut first_line = Vec::new();
-    reader.read_until(b'\n', &mut first_line).map_err(io)?;
-    let unrecognised = |reason: String| ImportError::Unrecognised {
-        path: path.to_path_buf(),
-        reason,
-        known: Format::ALL.map(Format::name).join(", "),
-    };
-    let text = String::from_utf8_lossy(&first_line);
-    let value: Value = serde_json::from_str(text.trim())
-        .map_err(|_| unrecognised("the first line is not a JSON record".into()))?;
-    if native::looks_like(&value) {
-        return Ok(Format::Rollscope);
+    let mut magic = Vec::new();
+    File::open(path)
+        .and_then(|file| file.take(4).read_to_end(&mut magic))
+        .map_err(ImportError::io(path))?;
+    if magic.starts_with(b"PK\x03\x04") || magic.starts_with(b"PK\x05\x06") {
+        return Ok(Format::InspectEval);
     }
-    Err(unrecognised(
-        "no known format has records like its first one".into(),
-    ))
+    let keys: Vec<String> = match first_byte(path)? {
+        None => return Err(unrecognised("the file holds only white space")),
+        Some(b'[' | b'{') => match first_record(path)? {
+            Some(serde_json::Value::Object(record)) => record.keys().cloned().collect(),
+            Some(_) => return Err(unrecognised("its first record is not a JSON object")),
+            None if first_byte(path)? == Some(b'{') => top_level_keys(path)?,
+            None => {
+                return Err(unrecognised(
+                    "the first element of its JSON array is not valid JSON",
+                ));
+            }
+        },
+        Some(_) => {
+            return Err(unrecognised(
+                "it starts with neither JSON nor a zip archive",
+            ));
+        }
+    };
+    classify(|key| keys.iter().any(|k| k == key)).ok_or_else(|| {
+        let shown: Vec<&str> = keys.iter().take(12).map(String::as_str).collect();
+        unrecognised(&format!(
+            "no known format has records with the keys {{{}}}",
+            shown.join(", ")
+        ))
+    })
+}
+
+/// The format whose records have these keys.
+fn classify(has: impl Fn(&str) -> bool) -> Option<Format> {
+    let format = if super::native::looks_like(&has) {
+        Format::Rollscope
+    } else if has("eval") && (has("samples") || has("results") || has("version")) {
+        Format::Inspect
+    } else if has("trajectory_format") || (has("messages") && has("info")) {
+        Format::MiniSweAgent
+    } else if has("history") || (has("trajectory") && (has("info") || has("environment"))) {
+        Format::SweAgent
+    } else if has("traj") {
+        Format::TauBench
+    } else if has("responses_create_params") || has("response") {
+        Format::Responses
+    } else if has("conversations") {
+        Format::Sharegpt
+    } else if has("completions") && has("labels") {
+        Format::TrlStepwise
+    } else if has("question") && has("label") {
+        Format::Prm800k
+    } else if has("input") && has("label") {
+        Format::MathShepherd
+    } else if has("input") && has("output") {
+        Format::VerlRollouts
+    } else if has("reward_model") || (has("data_source") && has("prompt")) {
+        Format::VerlTasks
+    } else if has("prompt") && has("completion") {
+        Format::TrlPromptCompletion
+    } else if has("question") && has("answer") {
+        Format::Gsm8k
+    } else if has("messages") {
+        Format::OpenaiMessages
+    } else {
+        return None;
+    };
+    Some(format)
+}
+
+/// The format a file's name suggests, if any.
+fn format_from_name(path: &Path) -> Option<Format> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let format = if name.ends_with(".eval") {
+        Format::InspectEval
+    } else if name.ends_with(".traj.json") {
+        Format::MiniSweAgent
+    } else if name.ends_with(".traj") {
+        Format::SweAgent
+    } else if name.contains("sharegpt") {
+        Format::Sharegpt
+    } else if name.contains("gsm8k") {
+        Format::Gsm8k
+    } else {
+        return None;
+    };
+    Some(format)
+}
+
+/// The keys of the top-level object of a JSON document, read without keeping its values; a
+/// document cut short still gives the keys before the cut.
+fn top_level_keys(path: &Path) -> Result<Vec<String>, ImportError> {
+    let file = File::open(path).map_err(ImportError::io(path))?;
+    let mut keys = Vec::new();
+    let mut deserializer = serde_json::Deserializer::from_reader(BufReader::new(file));
+    // An error only means the document is cut short or broken: the keys before it stand.
+    let _ = KeyCollector(&mut keys).deserialize(&mut deserializer);
+    Ok(keys)
+}
+
+/// Collects an object's keys, skipping its values.
+struct KeyCollector<'a>(&'a mut Vec<String>);
+
+impl<'de> DeserializeSeed<'de> for KeyCollector<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyCollector<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            self.0.push(key);
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
+    }
 }

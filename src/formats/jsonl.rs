@@ -1,7 +1,8 @@
 //! Line-by-line reading of JSONL files that survives anything: invalid UTF-8, blank lines,
 //! malformed JSON, huge lines. Each bad line becomes a `Problem`; good lines go on.
 
-use super::{ImportError, ImportReport, Item, Problem, Sink};
+use super::document::{MAX_RECORD_BYTES, json_error};
+use super::{ImportError, ImportReport, Item, Record, Sink};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -12,12 +13,21 @@ use std::path::Path;
 pub fn read(
     path: &Path,
     sink: &mut Sink<'_>,
-    mut parse: impl FnMut(u64, Value) -> Result<Vec<Item>, String>,
+    parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
-    read_text_lines(path, sink, |line_number, text| {
-        let value: Value =
-            serde_json::from_str(text).map_err(|error| format!("not valid JSON: {error}"))?;
-        parse(line_number, value)
+    read_with_limit(path, sink, MAX_RECORD_BYTES, parse)
+}
+
+/// `read`, with lines longer than `limit` bytes skipped and reported.
+fn read_with_limit(
+    path: &Path,
+    sink: &mut Sink<'_>,
+    limit: usize,
+    mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+) -> Result<ImportReport, ImportError> {
+    read_text_with_limit(path, sink, limit, |record, text| {
+        let value: Value = serde_json::from_str(text).map_err(|error| json_error(&error))?;
+        parse(record, value)
     })
 }
 
@@ -26,52 +36,89 @@ pub fn read(
 pub fn read_text_lines(
     path: &Path,
     sink: &mut Sink<'_>,
-    mut parse: impl FnMut(u64, &str) -> Result<Vec<Item>, String>,
+    parse: impl FnMut(Record, &str) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
-    let file = File::open(path).map_err(|source| ImportError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+    read_text_with_limit(path, sink, MAX_RECORD_BYTES, parse)
+}
+
+fn read_text_with_limit(
+    path: &Path,
+    sink: &mut Sink<'_>,
+    limit: usize,
+    mut parse: impl FnMut(Record, &str) -> Result<Vec<Item>, String>,
+) -> Result<ImportReport, ImportError> {
+    let io = ImportError::io(path);
+    let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
     let mut report = ImportReport::default();
     let mut buffer = Vec::new();
     let mut line_number = 0u64;
-    loop {
-        buffer.clear();
-        let read = reader
-            .read_until(b'\n', &mut buffer)
-            .map_err(|source| ImportError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        if read == 0 {
-            break;
-        }
+    while let Some(complete) = read_line(&mut reader, &mut buffer, limit).map_err(io)? {
         line_number += 1;
-        let problem = |message: String| Problem {
-            path: path.to_path_buf(),
-            line: Some(line_number),
-            message,
-        };
+        if !complete {
+            report.problem(
+                path,
+                Some(line_number),
+                format!("the line is longer than {} MiB; skipped", limit >> 20),
+            );
+            continue;
+        }
         let text = match std::str::from_utf8(&buffer) {
-            Ok(text) => text.trim(),
+            Ok(text) => text.trim_start_matches('\u{feff}').trim(),
             Err(error) => {
-                report.problems.push(problem(format!(
-                    "invalid UTF-8 at byte {} of the line",
-                    error.valid_up_to()
-                )));
+                let message = format!("invalid UTF-8 at byte {} of the line", error.valid_up_to());
+                report.problem(path, Some(line_number), message);
                 continue;
             }
         };
         if text.is_empty() {
             continue;
         }
-        match parse(line_number, text) {
+        let record = Record {
+            index: line_number - 1,
+            line: line_number,
+        };
+        match parse(record, text) {
             Ok(items) => deliver(items, sink, &mut report)?,
-            Err(message) => report.problems.push(problem(message)),
+            Err(message) => report.problem(path, Some(line_number), message),
         }
     }
     Ok(report)
+}
+
+/// Reads one line into `buffer` (newline included). `None` at the end of the file; `Some(false)`
+/// when the line was longer than `limit` (its bytes are consumed, the buffer left empty).
+fn read_line(
+    reader: &mut impl BufRead,
+    buffer: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Option<bool>> {
+    buffer.clear();
+    let mut read_any = false;
+    let mut too_long = false;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(read_any.then_some(!too_long));
+        }
+        read_any = true;
+        let (length, ends_line) = match available.iter().position(|&byte| byte == b'\n') {
+            Some(newline) => (newline + 1, true),
+            None => (available.len(), false),
+        };
+        if !too_long {
+            if buffer.len() + length > limit {
+                too_long = true;
+                buffer.clear();
+                buffer.shrink_to_fit();
+            } else {
+                buffer.extend_from_slice(&available[..length]);
+            }
+        }
+        reader.consume(length);
+        if ends_line {
+            return Ok(Some(!too_long));
+        }
+    }
 }
 
 /// Hands items to the sink and counts them.
@@ -88,4 +135,35 @@ pub fn deliver(
         sink(item).map_err(ImportError::Sink)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trajectory::Task;
+    use std::io::Write;
+
+    #[test]
+    fn lines_over_the_limit_are_reported_and_the_rest_goes_on() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        writeln!(file, "{{\"id\": \"a\"}}").unwrap();
+        writeln!(file, "\"{}\"", "x".repeat(4 << 20)).unwrap();
+        writeln!(file, "{{\"id\": \"b\"}}").unwrap();
+        let mut ids = Vec::new();
+        let mut sink = |item: Item| {
+            if let Item::Task(task) = item {
+                ids.push(task.id);
+            }
+            Ok(())
+        };
+        let report = read_with_limit(file.path(), &mut sink, 1 << 20, |_, value| {
+            let id = value["id"].as_str().unwrap_or_default().to_string();
+            Ok(vec![Item::Task(Box::new(Task::new(id, "test", "q")))])
+        })
+        .unwrap();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(report.problems.len(), 1);
+        assert_eq!(report.problems[0].line, Some(2));
+        assert!(report.problems[0].message.contains("longer than 1 MiB"));
+    }
 }

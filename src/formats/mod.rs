@@ -4,10 +4,29 @@
 //! stopping; with `strict`, a file with any problem imports nothing. Nothing here panics on
 //! bad input, and nothing else in the crate parses JSON from the wild.
 
+mod chat;
+mod context;
 mod detect;
+mod document;
+mod fields;
+mod gsm8k;
+mod inspect;
+mod inspect_eval;
 mod jsonl;
+mod math_shepherd;
 mod metrics;
+mod mini_swe_agent;
 mod native;
+mod openai;
+mod prm800k;
+mod responses;
+mod sharegpt;
+mod steps;
+mod swe_agent;
+mod tau_bench;
+mod trl;
+mod trl_stepwise;
+mod verl;
 
 pub use detect::detect;
 pub use metrics::{
@@ -162,6 +181,15 @@ impl fmt::Display for Problem {
     }
 }
 
+/// Where a record sits in its file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Its 0-based index among the file's records (for imported ids).
+    pub index: u64,
+    /// The 1-based line it starts on.
+    pub line: u64,
+}
+
 /// What an import read from one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImportReport {
@@ -173,6 +201,17 @@ pub struct ImportReport {
     pub tasks: usize,
     /// Records skipped, with why.
     pub problems: Vec<Problem>,
+}
+
+impl ImportReport {
+    /// Notes a bad record (or a bad file, without a line).
+    pub fn problem(&mut self, path: &Path, line: Option<u64>, message: String) {
+        self.problems.push(Problem {
+            path: path.to_path_buf(),
+            line,
+            message,
+        });
+    }
 }
 
 /// How to import.
@@ -191,12 +230,18 @@ pub struct ImportOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
+    },
+    /// The file is empty.
+    #[error("{path}: the file is empty; there is nothing to import")]
+    Empty {
+        /// The file.
+        path: PathBuf,
     },
     /// No known format matches its content.
     #[error("{path}: {reason}; name the format with --format (one of: {known})")]
@@ -208,15 +253,19 @@ pub enum ImportError {
         /// The known format names.
         known: String,
     },
-    /// The format cannot be imported (export only).
-    #[error("{format} is an export format; it cannot be imported")]
-    ExportOnly {
-        /// The format.
-        format: Format,
-    },
     /// The sink refused a record (e.g. the store failed); nothing more was read.
     #[error("{0}")]
     Sink(anyhow::Error),
+}
+
+impl ImportError {
+    /// Wraps an I/O error on `path`.
+    pub fn io(path: &Path) -> impl Fn(std::io::Error) -> Self + Copy + '_ {
+        move |error| Self::Io {
+            path: path.to_path_buf(),
+            error,
+        }
+    }
 }
 
 /// Receives imported records.
@@ -229,13 +278,26 @@ pub fn import_file(
     options: ImportOptions,
     sink: &mut Sink<'_>,
 ) -> Result<ImportReport, ImportError> {
+    let metadata = std::fs::metadata(path).map_err(ImportError::io(path))?;
+    if metadata.is_dir() {
+        let error = std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is a folder; import the files in it (e.g. FOLDER/*.jsonl)",
+        );
+        return Err(ImportError::io(path)(error));
+    }
+    if metadata.len() == 0 {
+        return Err(ImportError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
     let format = match options.format {
         Some(format) => format,
         None => detect(path)?,
     };
     if options.strict {
         let mut dry_run = |_item: Item| Ok(());
-        let report = read_format(format, path, &mut dry_run)?;
+        let report = read_format(format, path, options.id_nonce, &mut dry_run)?;
         if !report.problems.is_empty() {
             return Ok(ImportReport {
                 format: Some(format),
@@ -245,7 +307,7 @@ pub fn import_file(
             });
         }
     }
-    let mut report = read_format(format, path, sink)?;
+    let mut report = read_format(format, path, options.id_nonce, sink)?;
     report.format = Some(format);
     Ok(report)
 }
@@ -253,15 +315,27 @@ pub fn import_file(
 fn read_format(
     format: Format,
     path: &Path,
+    nonce: i64,
     sink: &mut Sink<'_>,
 ) -> Result<ImportReport, ImportError> {
+    let context = &mut context::Context::new(path, format, nonce);
     match format {
         Format::Rollscope => native::read(path, sink),
-        other => Err(ImportError::Unrecognised {
-            path: path.to_path_buf(),
-            reason: format!("reading {other} is not available in this build"),
-            known: Format::ALL.map(Format::name).join(", "),
-        }),
+        Format::OpenaiMessages => openai::read(context, sink),
+        Format::Sharegpt => sharegpt::read(context, sink),
+        Format::SweAgent => swe_agent::read(context, sink),
+        Format::MiniSweAgent => mini_swe_agent::read(context, sink),
+        Format::Inspect => inspect::read(context, sink),
+        Format::InspectEval => inspect_eval::read(context, sink),
+        Format::VerlRollouts => verl::read_rollouts(context, sink),
+        Format::VerlTasks => verl::read_tasks(context, sink),
+        Format::Responses => responses::read(context, sink),
+        Format::TauBench => tau_bench::read(context, sink),
+        Format::Gsm8k => gsm8k::read(context, sink),
+        Format::Prm800k => prm800k::read(context, sink),
+        Format::MathShepherd => math_shepherd::read(context, sink),
+        Format::TrlPromptCompletion => trl::read(context, sink),
+        Format::TrlStepwise => trl_stepwise::read(context, sink),
     }
 }
 
@@ -273,7 +347,8 @@ pub struct ExportItem {
     pub task: Option<Task>,
 }
 
-/// Writes trajectories in an export format; returns how many records were written.
+/// Writes trajectories in an export format; returns how many trajectories were written (an
+/// exporter leaves out those its format cannot hold, see each format's documentation).
 pub fn export(
     format: Format,
     items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
@@ -281,6 +356,10 @@ pub fn export(
 ) -> anyhow::Result<usize> {
     match format {
         Format::Rollscope => native::write(items, out),
+        Format::OpenaiMessages => openai::write(items, out),
+        Format::Sharegpt => sharegpt::write(items, out),
+        Format::TrlPromptCompletion => trl::write(items, out),
+        Format::TrlStepwise => trl_stepwise::write(items, out),
         other => anyhow::bail!(
             "{other} cannot be exported; export formats: {}",
             Format::ALL

@@ -3,15 +3,13 @@
 
 use super::{ExportItem, ImportError, ImportReport, Item, Sink, jsonl};
 use crate::trajectory::{Task, Trajectory};
-use serde_json::Value;
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 
-/// Whether a JSON object looks like one of our trajectories or tasks.
-pub fn looks_like(value: &Value) -> bool {
-    let has = |key: &str| value.get(key).is_some();
-    (has("id") && has("messages") && has("source_format"))
-        || (has("id") && has("source") && has("prompt"))
+/// Whether a JSON object with these keys looks like one of our trajectories or tasks.
+pub fn looks_like(has: &impl Fn(&str) -> bool) -> bool {
+    has("id") && ((has("messages") && has("source_format")) || (has("source") && has("prompt")))
 }
 
 /// Reads trajectories and tasks, one per line.
@@ -26,14 +24,23 @@ pub fn read(path: &Path, sink: &mut Sink<'_>) -> Result<ImportReport, ImportErro
     })
 }
 
-/// Writes each trajectory as one JSON line.
+/// Writes each trajectory as one JSON line, each task the first time a trajectory refers to
+/// it just before that trajectory, so a re-import restores both; returns how many
+/// trajectories were written.
 pub fn write(
     items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
     let mut written = 0;
+    let mut tasks_written = HashSet::new();
     for item in items {
         let item = item?;
+        if let Some(task) = &item.task
+            && tasks_written.insert(task.id.clone())
+        {
+            serde_json::to_writer(&mut *out, task)?;
+            out.write_all(b"\n")?;
+        }
         serde_json::to_writer(&mut *out, &item.trajectory)?;
         out.write_all(b"\n")?;
         written += 1;

@@ -1,0 +1,35 @@
+//! mini-swe-agent `.traj.json` files, one trajectory per file: `{info{exit_status, submission,
+//! model_stats, config}, messages, trajectory_format, instance_id}`. Messages are OpenAI
+//! messages with an `extra` object of their own; roles include `tool` and a final `exit`.
+
+use super::chat::{name_tool_results, read_messages};
+use super::context::{Context, TaskDraft};
+use super::document::read_document;
+use super::fields::{into_object, take_required};
+use super::swe_agent::apply_info;
+use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
+use serde_json::Value;
+
+/// Reads a mini-swe-agent trajectory file.
+pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+    let mut report = ImportReport::default();
+    let Some(value) = read_document(context.path, &mut report)? else {
+        return Ok(report);
+    };
+    match parse(context, value) {
+        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
+        Err(message) => report.problem(context.path, None, message),
+    }
+    Ok(report)
+}
+
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
+    let mut object = into_object(value, "")?;
+    let mut messages = read_messages(take_required(&mut object, "messages", "")?, "messages")?;
+    name_tool_results(&mut messages);
+    let mut trajectory = context.record_trajectory(Record { index: 0, line: 1 }, messages);
+    apply_info(&mut trajectory, object.get("info"));
+    trajectory.extra = object;
+    let draft = TaskDraft::from_trajectory(&trajectory, Vec::new());
+    Ok(context.with_task(trajectory, draft))
+}

@@ -1,0 +1,75 @@
+//! OpenAI chat messages JSONL, one conversation per line: `{"messages": [...], "tools": [...]}`
+//! with assistant `tool_calls` and `tool` results, as OpenAI's fine-tuning API, TRL's
+//! SFTTrainer and OpenRLHF read it. Arguments may be JSON strings or objects on import; the
+//! export writes JSON strings, as OpenAI does, except that conversations read from this
+//! format are written back as they came (their arguments' form and unnamed fields included).
+
+use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
+use super::context::{Context, TaskDraft};
+use super::document::read_records;
+use super::fields::{into_object, take, take_required};
+use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink};
+use serde_json::{Map, Value};
+use std::io::Write;
+
+/// Reads an OpenAI messages file (JSONL, or a JSON array of records).
+pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+    let path = context.path;
+    read_records(path, sink, |record, value| parse(context, record, value))
+}
+
+fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+    let mut object = into_object(value, "")?;
+    let mut messages = read_messages(take_required(&mut object, "messages", "")?, "messages")?;
+    name_tool_results(&mut messages);
+    let tools = match take(&mut object, "tools") {
+        Some(tools) => tool_specs(tools, "tools")?,
+        None => Vec::new(),
+    };
+    let mut trajectory = context.record_trajectory(record, messages);
+    trajectory.extra = object;
+    let draft = TaskDraft::from_trajectory(&trajectory, tools);
+    Ok(context.with_task(trajectory, draft))
+}
+
+/// Writes one `{"messages", "tools"}` line per trajectory. Trajectories read from this format
+/// get back the fields the data model does not name; others are written plainly.
+pub fn write(
+    items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
+    out: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let mut written = 0;
+    for item in items {
+        serde_json::to_writer(&mut *out, &record(&item?))?;
+        out.write_all(b"\n")?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+fn record(item: &ExportItem) -> Value {
+    let keep_extra = item.trajectory.source_format == Format::OpenaiMessages.name();
+    let messages = item
+        .trajectory
+        .messages
+        .iter()
+        .map(|message| write_message(message, keep_extra))
+        .collect();
+    let mut record = Map::new();
+    record.insert("messages".into(), Value::Array(messages));
+    if let Some(tools) = tools(item) {
+        record.insert("tools".into(), tools);
+    }
+    if keep_extra {
+        for (key, value) in &item.trajectory.extra {
+            record.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    Value::Object(record)
+}
+
+/// The task's tools as an OpenAI `tools` list, when it offers any.
+pub fn tools(item: &ExportItem) -> Option<Value> {
+    let tools = &item.task.as_ref()?.tools;
+    (!tools.is_empty()).then(|| Value::Array(tools.clone()))
+}

@@ -1,0 +1,99 @@
+//! TRL's prompt–completion type: `{"prompt", "completion"}` per line, each either a string
+//! (standard) or a list of messages (conversational), optionally with `tools`. The export
+//! writes the conversational form: `prompt` is everything before the first assistant message,
+//! `completion` the rest.
+
+use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
+use super::context::{Context, TaskDraft};
+use super::document::read_records;
+use super::fields::{into_object, take, take_required};
+use super::openai::tools;
+use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink};
+use crate::trajectory::{Message, Role};
+use serde_json::{Map, Value};
+use std::io::Write;
+
+/// Reads a TRL prompt–completion file.
+pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+    let path = context.path;
+    read_records(path, sink, |record, value| parse(context, record, value))
+}
+
+fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+    let mut object = into_object(value, "")?;
+    let prompt = side(
+        take_required(&mut object, "prompt", "")?,
+        "prompt",
+        Role::User,
+    )?;
+    let completion = side(
+        take_required(&mut object, "completion", "")?,
+        "completion",
+        Role::Assistant,
+    )?;
+    let tools = match take(&mut object, "tools") {
+        Some(tools) => tool_specs(tools, "tools")?,
+        None => Vec::new(),
+    };
+    let draft = TaskDraft {
+        prompt: prompt.clone(),
+        tools,
+        ..TaskDraft::default()
+    };
+    let mut messages = prompt;
+    messages.extend(completion);
+    name_tool_results(&mut messages);
+    let mut trajectory = context.record_trajectory(record, messages);
+    trajectory.extra = object;
+    Ok(context.with_task(trajectory, draft))
+}
+
+/// One side of the pair: a string is one message of `role`, a list holds messages.
+fn side(value: Value, path: &str, role: Role) -> Result<Vec<Message>, String> {
+    match value {
+        Value::String(text) => Ok(vec![Message::new(role, text)]),
+        messages => read_messages(messages, path),
+    }
+}
+
+/// Writes one conversational `{"prompt", "completion", "tools"?}` line per trajectory that has
+/// an assistant message; returns how many were written.
+pub fn write(
+    items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
+    out: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let mut written = 0;
+    for item in items {
+        let item = item?;
+        let trajectory = &item.trajectory;
+        let split = trajectory.prompt_messages().len();
+        if split == trajectory.messages.len() {
+            continue;
+        }
+        let keep_extra = trajectory.source_format == Format::TrlPromptCompletion.name();
+        let write_all = |messages: &[Message]| -> Value {
+            messages
+                .iter()
+                .map(|message| write_message(message, keep_extra))
+                .collect()
+        };
+        let mut record = Map::new();
+        record.insert("prompt".into(), write_all(&trajectory.messages[..split]));
+        record.insert(
+            "completion".into(),
+            write_all(&trajectory.messages[split..]),
+        );
+        if let Some(tools) = tools(&item) {
+            record.insert("tools".into(), tools);
+        }
+        if keep_extra {
+            for (key, value) in &trajectory.extra {
+                record.entry(key.clone()).or_insert_with(|| value.clone());
+            }
+        }
+        serde_json::to_writer(&mut *out, &record)?;
+        out.write_all(b"\n")?;
+        written += 1;
+    }
+    Ok(written)
+}
