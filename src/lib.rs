@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod formats;
+pub mod model;
 pub mod session;
 pub mod store;
 pub mod text;

@@ -109,8 +109,12 @@ impl SessionConfig {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
-            Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::default());
+            }
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            }
         };
         toml::from_str(&text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
     }

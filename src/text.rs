@@ -6,7 +6,10 @@ use std::borrow::Cow;
 /// The text with every control character except newline and tab replaced by a visible
 /// escape (`\x1b` shows as `␛`), so nothing in it can drive the terminal.
 pub fn inert(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    if !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
         return Cow::Borrowed(text);
     }
     Cow::Owned(

@@ -244,7 +244,11 @@ pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
             let mut out = std::io::BufWriter::new(file);
             let written = formats::export(args.format, &mut items, &mut out)?;
             out.flush()?;
-            eprintln!("wrote {written} records to {} ({})", path.display(), args.format);
+            eprintln!(
+                "wrote {written} records to {} ({})",
+                path.display(),
+                args.format
+            );
             written
         }
         None => {
@@ -301,14 +305,21 @@ pub fn tasks(cli: &Cli, args: &TasksArgs) -> anyhow::Result<()> {
     let tasks: Vec<_> = store
         .tasks()?
         .into_iter()
-        .filter(|task| args.source.as_ref().is_none_or(|source| &task.source == source))
+        .filter(|task| {
+            args.source
+                .as_ref()
+                .is_none_or(|source| &task.source == source)
+        })
         .take(args.limit.unwrap_or(usize::MAX))
         .collect();
     if cli.json {
         println!("{}", serde_json::to_string(&tasks)?);
         return Ok(());
     }
-    println!("{:<28} {:<12} {:>4} {:<12} question", "id", "source", "diff", "answer");
+    println!(
+        "{:<28} {:<12} {:>4} {:<12} question",
+        "id", "source", "diff", "answer"
+    );
     for task in &tasks {
         println!(
             "{:<28} {:<12} {:>4} {:<12} {}",
@@ -340,7 +351,11 @@ pub fn delete(cli: &Cli, args: &DeleteArgs) -> anyhow::Result<()> {
         .map(|summary| summary.id)
         .collect();
     if args.dry_run {
-        println!("would delete {} trajectories ({})", ids.len(), filter.describe());
+        println!(
+            "would delete {} trajectories ({})",
+            ids.len(),
+            filter.describe()
+        );
         return Ok(());
     }
     let removed = store.delete_trajectories(&ids)?;
@@ -454,7 +469,10 @@ pub fn sessions(cli: &Cli) -> anyhow::Result<()> {
     if cli.json {
         println!("{}", serde_json::to_string(&names)?);
     } else if names.is_empty() {
-        println!("no sessions under {} yet; any command creates one", root.display());
+        println!(
+            "no sessions under {} yet; any command creates one",
+            root.display()
+        );
     } else {
         for name in names {
             println!("{name}");

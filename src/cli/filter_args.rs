@@ -53,7 +53,9 @@ fn parse_status(text: &str) -> Result<LabelStatus, String> {
     match text {
         "suggested" => Ok(LabelStatus::Suggested),
         "confirmed" => Ok(LabelStatus::Confirmed),
-        _ => Err(format!("unknown label status `{text}`: use suggested or confirmed")),
+        _ => Err(format!(
+            "unknown label status `{text}`: use suggested or confirmed"
+        )),
     }
 }
 

@@ -67,25 +67,35 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
         Some(task_id) => store.get_task(task_id)?,
         None => None,
     };
-    let reward = trajectory.reward.as_ref().map_or("no reward".to_string(), |reward| {
-        let parts: Vec<String> = reward
-            .components
-            .iter()
-            .map(|(name, value)| format!("{name} {value:.2}"))
-            .collect();
-        let verdict = if reward.is_pass() { "pass" } else { "fail" };
-        if parts.is_empty() {
-            format!("reward {:.2} {verdict}", reward.total)
-        } else {
-            format!("reward {:.2} {verdict} ({})", reward.total, parts.join(" · "))
-        }
-    });
+    let reward = trajectory
+        .reward
+        .as_ref()
+        .map_or("no reward".to_string(), |reward| {
+            let parts: Vec<String> = reward
+                .components
+                .iter()
+                .map(|(name, value)| format!("{name} {value:.2}"))
+                .collect();
+            let verdict = if reward.is_pass() { "pass" } else { "fail" };
+            if parts.is_empty() {
+                format!("reward {:.2} {verdict}", reward.total)
+            } else {
+                format!(
+                    "reward {:.2} {verdict} ({})",
+                    reward.total,
+                    parts.join(" · ")
+                )
+            }
+        });
     writeln!(
         out,
         "{} · task {} · {} · {} · {} · {}",
         trajectory.id,
         trajectory.task_id.as_deref().unwrap_or("–"),
-        output::coordinates(trajectory.run.clone(), trajectory.policy_version.map(|v| format!("step {v}"))),
+        output::coordinates(
+            trajectory.run.clone(),
+            trajectory.policy_version.map(|v| format!("step {v}"))
+        ),
         output::coordinates(
             trajectory.group.map(|g| format!("group {g}")),
             trajectory.sample.map(|s| format!("sample {}", s + 1))
@@ -110,9 +120,15 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
                 if let Some(reasoning) = &message.reasoning {
                     writeln!(out, "  (reasoning) {}", indent(&inert(reasoning)))?;
                 }
-                for (step, location) in steps.iter().enumerate().filter(|(_, l)| l.message == index) {
+                for (step, location) in steps.iter().enumerate().filter(|(_, l)| l.message == index)
+                {
                     if location.span.is_some() {
-                        writeln!(out, "  s{} {}", step + 1, indent(&inert(message.span_text(location.span))))?;
+                        writeln!(
+                            out,
+                            "  s{} {}",
+                            step + 1,
+                            indent(&inert(message.span_text(location.span)))
+                        )?;
                     }
                     write_step_marks(&mut out, trajectory, step as u32)?;
                 }
@@ -132,7 +148,11 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
                 let name = message.name.as_deref().unwrap_or("tool");
                 writeln!(out, "o{observation} {name}{error}{latency} · not trained")?;
                 let text = inert(&message.content);
-                let shown = if full { text } else { clip(&text, 600).into_owned().into() };
+                let shown = if full {
+                    text
+                } else {
+                    clip(&text, 600).into_owned().into()
+                };
                 writeln!(out, "  {}", indent(&shown))?;
             }
             _ => {
@@ -140,7 +160,9 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
                 let shown = if full || message.role == Role::User {
                     text
                 } else {
-                    clip(text.lines().next().unwrap_or(""), 100).into_owned().into()
+                    clip(text.lines().next().unwrap_or(""), 100)
+                        .into_owned()
+                        .into()
                 };
                 writeln!(out, "{:<9} {}", message.role.as_str(), indent(&shown))?;
             }
@@ -151,12 +173,22 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
 
 fn write_step_marks(out: &mut String, trajectory: &Trajectory, step: u32) -> std::fmt::Result {
     for score in trajectory.scores_of_step(step) {
-        let note = score.note.as_deref().map_or(String::new(), |note| format!(" ({note})"));
+        let note = score
+            .note
+            .as_deref()
+            .map_or(String::new(), |note| format!(" ({note})"));
         writeln!(out, "  PRM {:.2} {}{note}", score.value, score.source)?;
     }
     for label in trajectory.labels_of_step(step) {
-        let mark = if label.status == LabelStatus::Suggested { "?" } else { "" };
-        let note = label.note.as_deref().map_or(String::new(), |note| format!(" — {note}"));
+        let mark = if label.status == LabelStatus::Suggested {
+            "?"
+        } else {
+            ""
+        };
+        let note = label
+            .note
+            .as_deref()
+            .map_or(String::new(), |note| format!(" — {note}"));
         writeln!(out, "  label {}{mark}{note}", label.kind)?;
     }
     Ok(())
@@ -227,7 +259,11 @@ pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
         println!(
             "{id} turn {}: {} (saved)",
             args.turn,
-            if labels.is_empty() { "no labels".into() } else { labels.join(", ") }
+            if labels.is_empty() {
+                "no labels".into()
+            } else {
+                labels.join(", ")
+            }
         );
     }
     Ok(())

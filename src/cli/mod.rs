@@ -1,9 +1,12 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
+mod bench;
 mod data;
 mod filter_args;
 mod inspect;
+mod model;
 mod output;
+mod score;
 
 use crate::session::{self, SessionPaths};
 use crate::store::Store;
@@ -20,7 +23,12 @@ pub use filter_args::FilterArgs;
 #[command(name = "rollscope", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
     /// The session to work in (a folder under the sessions root).
-    #[arg(long, global = true, env = "ROLLSCOPE_SESSION", default_value = "default")]
+    #[arg(
+        long,
+        global = true,
+        env = "ROLLSCOPE_SESSION",
+        default_value = "default"
+    )]
     pub session: String,
     /// The sessions root [default: $ROLLSCOPE_SESSIONS, else ./sessions].
     #[arg(long, global = true, value_name = "DIR")]
@@ -64,6 +72,16 @@ pub enum Command {
     Stats(data::StatsArgs),
     /// List the sessions under the sessions root.
     Sessions,
+    /// Create or inspect model folders.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
+    /// Generate a reply to a prompt with a model.
+    Generate(model::GenerateArgs),
+    /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
+    Score(score::ScoreArgs),
+    /// Run benchmarks.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 impl Cli {
@@ -95,5 +113,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Label(args)) => inspect::label(&cli, args),
         Some(Command::Stats(args)) => data::stats(&cli, args),
         Some(Command::Sessions) => data::sessions(&cli),
+        Some(Command::Model(command)) => model::run(&cli, command),
+        Some(Command::Generate(args)) => model::generate_command(&cli, args),
+        Some(Command::Score(args)) => score::score(&cli, args),
+        Some(Command::Bench(command)) => bench::run(&cli, command),
     }
 }

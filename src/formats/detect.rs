@@ -26,5 +26,7 @@ pub fn detect(path: &Path) -> Result<Format, ImportError> {
     if native::looks_like(&value) {
         return Ok(Format::Rollscope);
     }
-    Err(unrecognised("no known format has records like its first one".into()))
+    Err(unrecognised(
+        "no known format has records like its first one".into(),
+    ))
 }

@@ -55,7 +55,9 @@ pub fn read(
         let value: Value = match serde_json::from_str(text) {
             Ok(value) => value,
             Err(error) => {
-                report.problems.push(problem(format!("not valid JSON: {error}")));
+                report
+                    .problems
+                    .push(problem(format!("not valid JSON: {error}")));
                 continue;
             }
         };
@@ -68,7 +70,11 @@ pub fn read(
 }
 
 /// Hands items to the sink and counts them.
-pub fn deliver(items: Vec<Item>, sink: &mut Sink<'_>, report: &mut ImportReport) -> Result<(), ImportError> {
+pub fn deliver(
+    items: Vec<Item>,
+    sink: &mut Sink<'_>,
+    report: &mut ImportReport,
+) -> Result<(), ImportError> {
     for item in items {
         match &item {
             Item::Trajectory(_) => report.trajectories += 1,

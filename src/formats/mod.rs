@@ -246,7 +246,11 @@ pub fn import_file(
     Ok(report)
 }
 
-fn read_format(format: Format, path: &Path, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+fn read_format(
+    format: Format,
+    path: &Path,
+    sink: &mut Sink<'_>,
+) -> Result<ImportReport, ImportError> {
     match format {
         Format::Rollscope => native::read(path, sink),
         other => Err(ImportError::Unrecognised {

@@ -10,7 +10,8 @@ use std::path::Path;
 /// Whether a JSON object looks like one of our trajectories or tasks.
 pub fn looks_like(value: &Value) -> bool {
     let has = |key: &str| value.get(key).is_some();
-    (has("id") && has("messages") && has("source_format")) || (has("id") && has("source") && has("prompt"))
+    (has("id") && has("messages") && has("source_format"))
+        || (has("id") && has("source") && has("prompt"))
 }
 
 /// Reads trajectories and tasks, one per line.

@@ -53,7 +53,8 @@ impl HolderLock {
         );
         file.set_len(0).map_err(LockFailure::Io)?;
         file.seek(SeekFrom::Start(0)).map_err(LockFailure::Io)?;
-        file.write_all(description.as_bytes()).map_err(LockFailure::Io)?;
+        file.write_all(description.as_bytes())
+            .map_err(LockFailure::Io)?;
         file.sync_data().map_err(LockFailure::Io)?;
         Ok(Self { file })
     }

@@ -31,12 +31,12 @@ impl Store {
     /// Checks the schema version, writes it on a new store, and migrates an old one.
     pub(super) fn check_schema(&self) -> StoreResult<()> {
         let found = match self.db.get(keys::schema_key())? {
-            Some(bytes) => u32::from_be_bytes(bytes.as_ref().try_into().map_err(|_| {
-                StoreError::Corrupt {
+            Some(bytes) => {
+                u32::from_be_bytes(bytes.as_ref().try_into().map_err(|_| StoreError::Corrupt {
                     what: "schema version".into(),
                     reason: "not 4 bytes".into(),
-                }
-            })?),
+                })?)
+            }
             None if self.db.is_empty() => SCHEMA_VERSION,
             None => 0,
         };
@@ -94,12 +94,11 @@ impl Store {
                 what: "a trajectory key".into(),
                 reason: "not 8 bytes".into(),
             })?;
-            let trajectory: Trajectory = serde_json::from_slice(&value).map_err(|error| {
-                StoreError::Corrupt {
+            let trajectory: Trajectory =
+                serde_json::from_slice(&value).map_err(|error| StoreError::Corrupt {
                     what: format!("trajectory {id}"),
                     reason: error.to_string(),
-                }
-            })?;
+                })?;
             let seq = match self.db.get(keys::by_id(keys::SEQUENCE, id))? {
                 Some(bytes) => keys::trailing_seq(&bytes).unwrap_or_default(),
                 None => self.db.generate_id()?,
@@ -147,7 +146,9 @@ impl Store {
             fresh.flush()?;
             records
         };
-        let Store { db, _lock: lock, .. } = self;
+        let Store {
+            db, _lock: lock, ..
+        } = self;
         drop(db);
         remove_dir(&old_path)?;
         rename(&path, &old_path)?;
@@ -156,7 +157,14 @@ impl Store {
         drop(lock);
         let store = Store::open_with(&path, options)?;
         let after = store.size_on_disk()?;
-        Ok((store, CompactionReport { before, after, records }))
+        Ok((
+            store,
+            CompactionReport {
+                before,
+                after,
+                records,
+            },
+        ))
     }
 }
 

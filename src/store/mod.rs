@@ -25,7 +25,9 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// Another process owns the store.
-    #[error("the store {path} is in use by {holder}; close that program, or follow its runs read-only with `rollscope watch`")]
+    #[error(
+        "the store {path} is in use by {holder}; close that program, or follow its runs read-only with `rollscope watch`"
+    )]
     Locked {
         /// The store's folder.
         path: PathBuf,
@@ -33,7 +35,9 @@ pub enum StoreError {
         holder: String,
     },
     /// The store was written by a newer Rollscope.
-    #[error("the store {path} has schema version {found}, newer than this Rollscope's {supported}; upgrade Rollscope")]
+    #[error(
+        "the store {path} has schema version {found}, newer than this Rollscope's {supported}; upgrade Rollscope"
+    )]
     NewerSchema {
         /// The store's folder.
         path: PathBuf,
@@ -143,7 +147,9 @@ impl Store {
 
     /// Serialises read-modify-write sequences between threads sharing the store.
     fn write_guard(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.writer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The store's folder.
@@ -169,10 +175,12 @@ impl Store {
         };
         if let Some(bytes) = self.db.get(keys::by_id(keys::TRACE, id))? {
             trajectory.token_trace =
-                Some(trace_codec::decode(&bytes).ok_or_else(|| StoreError::Corrupt {
-                    what: format!("token trace of {id}"),
-                    reason: "not a packed trace".into(),
-                })?);
+                Some(
+                    trace_codec::decode(&bytes).ok_or_else(|| StoreError::Corrupt {
+                        what: format!("token trace of {id}"),
+                        reason: "not a packed trace".into(),
+                    })?,
+                );
         }
         Ok(Some(trajectory))
     }
@@ -217,7 +225,12 @@ impl Store {
         let high = low | ((1u64 << shift) - 1);
         let start = keys::by_id(keys::SEQUENCE, TrajectoryId(low));
         let end = keys::by_id(keys::SEQUENCE, TrajectoryId(high));
-        let mut matches = self.db.range(start..=end).keys().take(2).collect::<Result<Vec<_>, _>>()?;
+        let mut matches = self
+            .db
+            .range(start..=end)
+            .keys()
+            .take(2)
+            .collect::<Result<Vec<_>, _>>()?;
         match matches.len() {
             0 => Err(StoreError::NotFound(prefix)),
             1 => Ok(TrajectoryId::from_bytes(&matches.remove(0)[1..]).unwrap_or(TrajectoryId(low))),

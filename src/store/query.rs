@@ -49,11 +49,14 @@ impl Filter {
         let run_ok = self.run.as_ref().is_none_or(|run| &summary.run == run);
         let step_ok = self.step.is_none_or(|step| summary.step == Some(step));
         let group_ok = self.group.is_none_or(|group| summary.group == Some(group));
-        let task_ok = self.task.as_ref().is_none_or(|task| &summary.task_id == task);
+        let task_ok = self
+            .task
+            .as_ref()
+            .is_none_or(|task| &summary.task_id == task);
         let label_ok = self.label_matches(summary);
-        let outcome_ok = self.outcome.is_none_or(|outcome| {
-            summary.passed == Some(outcome == Outcome::Pass)
-        });
+        let outcome_ok = self
+            .outcome
+            .is_none_or(|outcome| summary.passed == Some(outcome == Outcome::Pass));
         let queue_ok = !self.unlabelled_failures || summary.is_unlabelled_failure();
         let min_ok = self
             .reward_min
@@ -61,8 +64,20 @@ impl Filter {
         let max_ok = self
             .reward_max
             .is_none_or(|max| summary.reward.is_some_and(|reward| reward <= max));
-        let text_ok = self.text.as_ref().is_none_or(|text| text_matches(summary, text));
-        run_ok && step_ok && group_ok && task_ok && label_ok && outcome_ok && queue_ok && min_ok && max_ok && text_ok
+        let text_ok = self
+            .text
+            .as_ref()
+            .is_none_or(|text| text_matches(summary, text));
+        run_ok
+            && step_ok
+            && group_ok
+            && task_ok
+            && label_ok
+            && outcome_ok
+            && queue_ok
+            && min_ok
+            && max_ok
+            && text_ok
     }
 
     fn label_matches(&self, summary: &Summary) -> bool {
@@ -130,9 +145,14 @@ impl Filter {
 
 fn text_matches(summary: &Summary, text: &str) -> bool {
     let needle = text.to_lowercase();
-    [&summary.task_id, &summary.question, &summary.run, &summary.stop]
-        .iter()
-        .any(|field| field.to_lowercase().contains(&needle))
+    [
+        &summary.task_id,
+        &summary.question,
+        &summary.run,
+        &summary.stop,
+    ]
+    .iter()
+    .any(|field| field.to_lowercase().contains(&needle))
         || summary.id.to_string().starts_with(&needle)
 }
 
@@ -207,7 +227,9 @@ impl std::str::FromStr for SortKey {
         Self::ALL
             .into_iter()
             .find(|key| key.as_str() == text)
-            .ok_or_else(|| format!("unknown sort key `{text}`: use stored, reward, turns, prm, task or step"))
+            .ok_or_else(|| {
+                format!("unknown sort key `{text}`: use stored, reward, turns, prm, task or step")
+            })
     }
 }
 
@@ -291,7 +313,10 @@ impl Store {
         } else if let Some(task) = &filter.task {
             prefixes.push(keys::text_prefix(keys::BY_TASK, task));
         } else if let Some(outcome) = filter.outcome {
-            prefixes.push(vec![keys::BY_OUTCOME, keys::outcome_byte(Some(outcome == Outcome::Pass))]);
+            prefixes.push(vec![
+                keys::BY_OUTCOME,
+                keys::outcome_byte(Some(outcome == Outcome::Pass)),
+            ]);
         } else if filter.unlabelled_failures {
             prefixes.push(vec![keys::BY_OUTCOME, keys::outcome_byte(Some(false))]);
         } else {

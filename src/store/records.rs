@@ -51,7 +51,8 @@ impl Store {
 
     /// Stores a run's record and flushes.
     pub fn put_run(&self, run: &RunInfo) -> StoreResult<()> {
-        self.db.insert(keys::text_prefix(keys::RUN, &run.id), encode(run)?)?;
+        self.db
+            .insert(keys::text_prefix(keys::RUN, &run.id), encode(run)?)?;
         self.db.flush()?;
         Ok(())
     }
@@ -91,7 +92,8 @@ impl Store {
 
     /// Appends (or replaces) a metrics row and flushes.
     pub fn put_metrics(&self, row: &MetricsRow) -> StoreResult<()> {
-        self.db.insert(keys::metrics_key(&row.run, row.step), encode(row)?)?;
+        self.db
+            .insert(keys::metrics_key(&row.run, row.step), encode(row)?)?;
         self.db.flush()?;
         Ok(())
     }

@@ -89,7 +89,10 @@ impl Summary {
             suggested: suggested & !confirmed,
             stop: trajectory.stop_reason.to_string(),
             source_format: trajectory.source_format.clone(),
-            tokens: trajectory.token_trace.as_ref().map_or(0, |trace| trace.len() as u32),
+            tokens: trajectory
+                .token_trace
+                .as_ref()
+                .map_or(0, |trace| trace.len() as u32),
         }
     }
 

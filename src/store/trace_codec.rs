@@ -53,7 +53,9 @@ pub fn decode(bytes: &[u8]) -> Option<TokenTrace> {
         .chunks_exact(4)
         .map(|chunk| u32::from_le_bytes(chunk.try_into().unwrap_or_default()))
         .collect();
-    let loss_mask = (0..n).map(|index| (bits[index / 8] >> (index % 8)) & 1).collect();
+    let loss_mask = (0..n)
+        .map(|index| (bits[index / 8] >> (index % 8)) & 1)
+        .collect();
     let mut floats = |present: bool| -> Option<Vec<f32>> {
         if !present {
             return Some(Vec::new());

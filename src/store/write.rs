@@ -27,7 +27,11 @@ pub(super) fn index_keys(summary: &Summary) -> Vec<Vec<u8>> {
     for kind in summary.suggested_kinds() {
         entries.push(keys::label_key(kind, LabelStatus::Suggested, summary.seq));
     }
-    entries.push(keys::outcome_key(summary.passed, summary.reward, summary.seq));
+    entries.push(keys::outcome_key(
+        summary.passed,
+        summary.reward,
+        summary.seq,
+    ));
     entries
 }
 
@@ -180,7 +184,9 @@ impl Store {
         batch.insert(&keys::by_id(keys::TRAJECTORY, id), record);
         if with_trace {
             match &trajectory.token_trace {
-                Some(trace) => batch.insert(&keys::by_id(keys::TRACE, id), trace_codec::encode(trace)),
+                Some(trace) => {
+                    batch.insert(&keys::by_id(keys::TRACE, id), trace_codec::encode(trace))
+                }
                 None => batch.remove(&keys::by_id(keys::TRACE, id)),
             }
         }

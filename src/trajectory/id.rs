@@ -74,7 +74,9 @@ impl FromStr for TrajectoryId {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         if text.is_empty() || text.len() > 16 {
-            return Err(format!("`{text}` is not a trajectory id (1 to 16 hex digits)"));
+            return Err(format!(
+                "`{text}` is not a trajectory id (1 to 16 hex digits)"
+            ));
         }
         u64::from_str_radix(text, 16)
             .map(Self)

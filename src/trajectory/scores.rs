@@ -204,7 +204,10 @@ mod tests {
 
     #[test]
     fn error_kinds_parse_by_name_and_prefix() {
-        assert_eq!("calculation".parse::<ErrorKind>(), Ok(ErrorKind::Calculation));
+        assert_eq!(
+            "calculation".parse::<ErrorKind>(),
+            Ok(ErrorKind::Calculation)
+        );
         assert_eq!("Format".parse::<ErrorKind>(), Ok(ErrorKind::Format));
         assert_eq!("under".parse::<ErrorKind>(), Ok(ErrorKind::Understanding));
         assert!("wrong".parse::<ErrorKind>().is_err());

@@ -32,7 +32,11 @@ pub struct Task {
 
 impl Task {
     /// A task with one user message and nothing else.
-    pub fn new(id: impl Into<String>, source: impl Into<String>, question: impl Into<String>) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        source: impl Into<String>,
+        question: impl Into<String>,
+    ) -> Self {
         Self {
             id: id.into(),
             source: source.into(),

@@ -42,7 +42,9 @@ impl TokenTrace {
             if len == n || (optional && len == 0) {
                 Ok(())
             } else {
-                Err(format!("token trace: {name} has {len} entries for {n} tokens"))
+                Err(format!(
+                    "token trace: {name} has {len} entries for {n} tokens"
+                ))
             }
         };
         check("loss_mask", self.loss_mask.len(), false)?;

@@ -1,6 +1,8 @@
 //! The trajectory τ = (x, a1, o1, …, aT) with its rewards, scores, labels and token trace.
 
-use super::{ErrorKind, Label, LabelStatus, Message, Reward, Role, Span, StepScore, TokenTrace, TrajectoryId};
+use super::{
+    ErrorKind, Label, LabelStatus, Message, Reward, Role, Span, StepScore, TokenTrace, TrajectoryId,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -215,7 +217,10 @@ impl Trajectory {
 
     /// Number of tool calls made.
     pub fn tool_call_count(&self) -> usize {
-        self.messages.iter().map(|message| message.tool_calls.len()).sum()
+        self.messages
+            .iter()
+            .map(|message| message.tool_calls.len())
+            .sum()
     }
 
     /// Number of tool results that report an error.
@@ -241,7 +246,9 @@ impl Trajectory {
 
     /// The process scores of one step.
     pub fn scores_of_step(&self, step: u32) -> impl Iterator<Item = &StepScore> {
-        self.step_scores.iter().filter(move |score| score.step == step)
+        self.step_scores
+            .iter()
+            .filter(move |score| score.step == step)
     }
 
     /// The labels of one step.
@@ -283,7 +290,8 @@ mod tests {
 
     fn sample() -> Trajectory {
         let mut call = Message::assistant("I add them.");
-        call.tool_calls.push(ToolCall::new("calculator", r#"{"expression": "17+25"}"#));
+        call.tool_calls
+            .push(ToolCall::new("calculator", r#"{"expression": "17+25"}"#));
         let mut solution = Message::assistant("Step 1: 2+2=4\nStep 2: 4*3=12");
         solution.spans = vec![Span { start: 0, end: 13 }, Span { start: 14, end: 28 }];
         Trajectory::new(
@@ -302,7 +310,13 @@ mod tests {
         let trajectory = sample();
         let steps = trajectory.steps();
         assert_eq!(steps.len(), 3);
-        assert_eq!(steps[0], StepLocation { message: 1, span: None });
+        assert_eq!(
+            steps[0],
+            StepLocation {
+                message: 1,
+                span: None
+            }
+        );
         let text = trajectory.messages[3].span_text(steps[2].span);
         assert_eq!(text, "Step 2: 4*3=12");
         assert_eq!(trajectory.turn_count(), 2);
@@ -312,7 +326,9 @@ mod tests {
     #[test]
     fn json_round_trip_keeps_unknown_fields() {
         let mut trajectory = sample();
-        trajectory.extra.insert("origin".into(), serde_json::json!({"k": [1, 2]}));
+        trajectory
+            .extra
+            .insert("origin".into(), serde_json::json!({"k": [1, 2]}));
         trajectory.stop_reason = StopReason::Other("submitted".into());
         let json = serde_json::to_string(&trajectory).unwrap();
         let back: Trajectory = serde_json::from_str(&json).unwrap();
