@@ -43,35 +43,44 @@ pub struct TrajectoryScore {
     pub kl_k3: Option<f64>,
 }
 
-/// Token ids, loss mask and recorded log-probs (empty when none) of a trajectory: from its
-/// token trace when it has one, else rendered by the chat template with the tools in its
-/// `tools` field.
-pub fn trajectory_tokens(
-    model: &LanguageModel,
-    trajectory: &Trajectory,
-) -> Result<(TokenSource, Vec<u32>, Vec<u8>, Vec<f32>)> {
+/// The tokens of a trajectory as the policy saw them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyTokens {
+    /// Where they came from.
+    pub source: TokenSource,
+    /// Every token.
+    pub token_ids: Vec<u32>,
+    /// 1 on the policy's tokens.
+    pub loss_mask: Vec<u8>,
+    /// The sampling log-prob of each token (empty when not recorded).
+    pub recorded_logprobs: Vec<f32>,
+}
+
+/// The tokens of a trajectory: from its token trace when it has one, else rendered by the
+/// chat template with the tools in its `tools` field.
+pub fn trajectory_tokens(model: &LanguageModel, trajectory: &Trajectory) -> Result<PolicyTokens> {
     if let Some(trace) = &trajectory.token_trace {
         trace.validate().map_err(|problem| {
             ModelError::Request(format!("trajectory {}: {problem}", trajectory.id))
         })?;
-        return Ok((
-            TokenSource::TokenTrace,
-            trace.token_ids.clone(),
-            trace.loss_mask.clone(),
-            trace.logprobs.clone(),
-        ));
+        return Ok(PolicyTokens {
+            source: TokenSource::TokenTrace,
+            token_ids: trace.token_ids.clone(),
+            loss_mask: trace.loss_mask.clone(),
+            recorded_logprobs: trace.logprobs.clone(),
+        });
     }
     let tools = match trajectory.extra.get("tools") {
         Some(Value::Array(tools)) => tools.clone(),
         _ => Vec::new(),
     };
     let encoded = model.chat.encode(&trajectory.messages, &tools)?;
-    Ok((
-        TokenSource::ChatTemplate,
-        encoded.token_ids,
-        encoded.loss_mask,
-        Vec::new(),
-    ))
+    Ok(PolicyTokens {
+        source: TokenSource::ChatTemplate,
+        token_ids: encoded.token_ids,
+        loss_mask: encoded.loss_mask,
+        recorded_logprobs: Vec::new(),
+    })
 }
 
 /// Scores one trajectory's policy tokens at `temperature` (use the sampling temperature to
@@ -81,7 +90,12 @@ pub fn score_trajectory(
     trajectory: &Trajectory,
     temperature: f64,
 ) -> Result<TrajectoryScore> {
-    let (source, ids, mask, recorded) = trajectory_tokens(model, trajectory)?;
+    let PolicyTokens {
+        source,
+        token_ids: ids,
+        loss_mask: mask,
+        recorded_logprobs: recorded,
+    } = trajectory_tokens(model, trajectory)?;
     let positions: Vec<usize> = (1..ids.len()).filter(|&t| mask[t] == 1).collect();
     let logprobs = if positions.is_empty() {
         Vec::new()

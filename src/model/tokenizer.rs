@@ -5,6 +5,9 @@ use super::json_fields::{Fields, read_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// Each token's byte range `(start, end)` in the encoded text.
+pub type ByteOffsets = Vec<(usize, usize)>;
+
 /// A Hugging Face tokenizer with its file remembered for error messages.
 #[derive(Clone, Debug)]
 pub struct ChatTokenizer {
@@ -54,7 +57,7 @@ impl ChatTokenizer {
     }
 
     /// Token ids of `text` and each token's byte range in it.
-    pub fn encode_with_offsets(&self, text: &str) -> Result<(Vec<u32>, Vec<(usize, usize)>)> {
+    pub fn encode_with_offsets(&self, text: &str) -> Result<(Vec<u32>, ByteOffsets)> {
         let encoding = self
             .inner
             .encode(text, false)
