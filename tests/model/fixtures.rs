@@ -195,3 +195,31 @@ fn the_loader_reads_the_transformers_4_layout_too() {
             .is_file()
     );
 }
+
+/// The GRPO case's behaviour log-probs: prompt + completion, right-padded with `pad_id`
+/// and masked, as the trainer will feed them.
+#[test]
+fn grpo_old_log_probs_match_through_a_right_padded_batch() {
+    let model = load_fixture("tiny-qwen2");
+    let grpo = &reference("tiny-qwen2")["grpo"];
+    let prompt = ids(&grpo["prompt_ids"]);
+    let samples = grpo["samples"].as_array().unwrap();
+    let rows: Vec<Vec<u32>> = samples
+        .iter()
+        .map(|sample| [prompt.clone(), ids(&sample["completion_ids"])].concat())
+        .collect();
+    let pad = grpo["pad_id"].as_u64().unwrap() as u32;
+    let batch = TokenBatch::pad(&rows, Padding::Right, pad, model.device()).unwrap();
+    let logprobs = next_token_log_probs(model.qwen().unwrap(), &batch, 1.0).unwrap();
+    for (index, expected) in grpo["old_logprobs"].as_array().unwrap().iter().enumerate() {
+        let expected = floats(expected);
+        let start = prompt.len() - 1;
+        let ours: Vec<f32> = logprobs
+            .i((index, start..start + expected.len()))
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        let worst = ours.iter().zip(&expected).map(|(a, b)| (f64::from(*a) - b).abs()).fold(0.0, f64::max);
+        assert!(worst < 1e-4, "sample {index}: old log-probs differ by {worst}");
+    }
+}
