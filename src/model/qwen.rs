@@ -6,7 +6,9 @@ use super::batch::TokenBatch;
 use super::config::ModelConfig;
 use super::error::{ModelError, Result};
 use super::kv_cache::SequenceKv;
-use super::layers::{Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, linear};
+use super::layers::{
+    Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear,
+};
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, Linear, VarBuilder};
 
@@ -203,7 +205,7 @@ impl Qwen {
             x = (x + attended)?;
             let transformed = layer
                 .mlp
-                .forward(&layer.post_attention_layernorm.forward_fast(&x)?)?;
+                .forward_fast(&layer.post_attention_layernorm.forward_fast(&x)?)?;
             x = (x + transformed)?;
         }
         let last_rows: Vec<u32> = rows
@@ -212,7 +214,7 @@ impl Qwen {
             .collect();
         let count = last_rows.len();
         let last = x.index_select(&Tensor::from_vec(last_rows, count, &self.device)?, 0)?;
-        let logits = self.lm_head.forward(&self.norm.forward_fast(&last)?)?;
+        let logits = forward_rows(&self.lm_head, &self.norm.forward_fast(&last)?)?;
         Ok(logits.to_dtype(DType::F32)?)
     }
 

@@ -219,7 +219,14 @@ fn grpo_old_log_probs_match_through_a_right_padded_batch() {
             .unwrap()
             .to_vec1()
             .unwrap();
-        let worst = ours.iter().zip(&expected).map(|(a, b)| (f64::from(*a) - b).abs()).fold(0.0, f64::max);
-        assert!(worst < 1e-4, "sample {index}: old log-probs differ by {worst}");
+        let worst = ours
+            .iter()
+            .zip(&expected)
+            .map(|(a, b)| (f64::from(*a) - b).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            worst < 1e-4,
+            "sample {index}: old log-probs differ by {worst}"
+        );
     }
 }
