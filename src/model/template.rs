@@ -191,7 +191,8 @@ mod tests {
 
     #[test]
     fn tojson_is_python_json_and_blocks_are_trimmed() {
-        let source = "{% for m in messages %}\n  {{ m.args | tojson }}|{% endfor %}";
+        let source =
+            "{% for m in messages %}\n  {% if m %}{{ m.args | tojson }}{% endif %}|{% endfor %}";
         let template = ChatTemplate::new(source.into(), "test", "", "</s>").unwrap();
         let messages = [json!({"args": {"z": "<a&b>", "a": [1, 2.5]}})];
         let text = template
