@@ -5,6 +5,24 @@
 //!
 //! Log-prob convention (shared by sampling and training): `log softmax(logits / T)[token]`
 //! over the full vocabulary, `T` the sampling temperature (1 for greedy); see `logprobs`.
+//!
+//! An agent loop, in outline:
+//!
+//! ```text
+//! let model = LanguageModel::load(dir, &LoadOptions::default())?;
+//! let mut decoder = model.decoder();
+//! let prompt = model.chat.prompt_ids(&task.prompt, &task.tools)?;
+//! let id = decoder.add_sequence(&prompt, SamplingParams::sample(1.0, seed))?;
+//! let stop = StopCondition { token_ids: model.stop_token_ids(), strings: vec![] };
+//! loop over active ids: decoder.step(&active)? gives a SampledToken per id (token, logprob,
+//!   entropy); stop.check(&model.chat.tokenizer, &turn_tokens)? ends a turn; a turn that called
+//!   a tool pauses (leave its id out of the next steps) until its result comes back, then
+//!   decoder.append(id, &model.chat.observation_ids(&history, &[tool_message], &tools)?)?.
+//! ```
+//!
+//! A trainer builds a `TokenBatch` (right padding, the token trace's ids), calls
+//! `next_token_stats(model.qwen()?, &batch, T)` for log-probs and entropies `[B, T-1]`,
+//! masks with the trace's loss mask, and steps an optimizer over `model.parameters()`.
 
 mod attention;
 mod batch;
