@@ -57,6 +57,9 @@ pub struct InitArgs {
     /// Seed of the weight initialisation.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Overwrite a model already in the folder.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Arguments of `rollscope model info`.
@@ -143,6 +146,11 @@ pub fn run(cli: &Cli, command: &ModelCommand) -> anyhow::Result<()> {
 
 fn init(cli: &Cli, args: &InitArgs) -> anyhow::Result<()> {
     let dir = model_dir(cli, args.dir.as_deref())?;
+    anyhow::ensure!(
+        args.force || !dir.join("config.json").exists(),
+        "{} already holds a model; pass --force to overwrite it",
+        dir.display()
+    );
     let spec = EmbeddedSpec {
         seed: args.seed,
         ..EmbeddedSpec::default()

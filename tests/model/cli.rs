@@ -27,6 +27,11 @@ fn init_info_and_generate_work_end_to_end() {
         .assert()
         .success();
     let dir = sessions.path().join("default/models/base");
+    let again = rollscope(sessions.path())
+        .args(["model", "init"])
+        .assert()
+        .failure();
+    assert!(String::from_utf8_lossy(&again.get_output().stderr).contains("--force"));
     let info = rollscope(sessions.path())
         .args(["--json", "model", "info"])
         .arg(&dir)
