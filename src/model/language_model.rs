@@ -216,6 +216,19 @@ impl LanguageModel {
         &self.parameters
     }
 
+    /// The trainable parameters with their safetensors names, sorted by name.
+    pub fn named_parameters(&self) -> Vec<(String, candle_core::Var)> {
+        let mut named: Vec<(String, candle_core::Var)> = match self.parameters.data().lock() {
+            Ok(map) => map
+                .iter()
+                .map(|(name, var)| (name.clone(), var.clone()))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        named
+    }
+
     /// The compute dtype.
     pub fn dtype(&self) -> DType {
         self.dtype

@@ -149,12 +149,14 @@ fn every_parameter_receives_a_nonzero_gradient() {
         let batch =
             TokenBatch::pad(&[input[..64].to_vec()], Padding::Right, 0, model.device()).unwrap();
         let expected = model.config.parameter_count();
-        let counted: usize = model
-            .parameters()
-            .all_vars()
-            .iter()
-            .map(|var| var.elem_count())
-            .sum();
+        let named = model.named_parameters();
+        assert!(named.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        assert!(
+            named
+                .iter()
+                .any(|(name, _)| name == "model.layers.0.self_attn.q_proj.weight")
+        );
+        let counted: usize = named.iter().map(|(_, var)| var.elem_count()).sum();
         assert_eq!(counted, expected, "{name}: parameter count");
         assert_every_parameter_gets_a_gradient(
             model.qwen().unwrap(),
