@@ -116,7 +116,7 @@ impl Decoder {
             return Ok(());
         }
         let mut pending = Vec::with_capacity(work.len());
-        let mut owners = Vec::with_capacity(work.len());
+        let mut logit_slots = Vec::with_capacity(work.len());
         for sequence in work {
             let start = sequence.cache.len();
             let Sequence {
@@ -126,10 +126,10 @@ impl Decoder {
                 ..
             } = sequence;
             pending.push((&tokens[start..], cache));
-            owners.push(next_logits);
+            logit_slots.push(next_logits);
         }
         let logits = self.network.extend(pending)?;
-        for (slot, row) in owners.into_iter().zip(logits) {
+        for (slot, row) in logit_slots.into_iter().zip(logits) {
             *slot = Some(row);
         }
         Ok(())

@@ -11,7 +11,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Where parameter values come from.
 enum Source {
@@ -79,13 +79,13 @@ impl ParameterStore {
         construct: impl FnOnce(VarBuilder<'_>) -> candle_core::Result<T>,
     ) -> Result<(T, VarMap)> {
         let parameters = self.parameters.clone();
-        let errors = std::sync::Arc::new(self);
-        let backend: Box<dyn SimpleBackend> = Box::new(SharedStore(errors.clone()));
+        let store = Arc::new(self);
+        let backend: Box<dyn SimpleBackend> = Box::new(SharedStore(store.clone()));
         let builder = VarBuilder::from_backend(backend, dtype, device.clone());
         match construct(builder) {
             Ok(built) => Ok((built, parameters)),
             Err(error) => {
-                let recorded = errors
+                let recorded = store
                     .first_error
                     .lock()
                     .ok()
@@ -156,7 +156,7 @@ impl ParameterStore {
 }
 
 /// The store behind an `Arc`, so the builder and the caller both reach it.
-struct SharedStore(std::sync::Arc<ParameterStore>);
+struct SharedStore(Arc<ParameterStore>);
 
 impl SimpleBackend for SharedStore {
     fn get(
