@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod formats;
 pub mod ingest;
+pub mod model;
 pub mod session;
 pub mod store;
 pub mod synthetic;

@@ -1,10 +1,14 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
 mod bench;
+mod bench_model;
+mod bench_store;
 mod data;
 mod filter_args;
 mod inspect;
+mod model;
 mod output;
+mod score;
 mod watch;
 
 use crate::session::{self, SessionPaths};
@@ -73,7 +77,14 @@ pub enum Command {
     Sessions,
     /// Follow a run's metrics: ours, verl's file logger, or TRL's trainer_state.json.
     Watch(watch::WatchArgs),
-    /// Measure speed and memory (store, …).
+    /// Create or inspect model folders.
+    #[command(subcommand)]
+    Model(model::ModelCommand),
+    /// Generate a reply to a prompt with a model.
+    Generate(model::GenerateArgs),
+    /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
+    Score(score::ScoreArgs),
+    /// Measure speed and memory: `bench store`, `bench model`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
 }
@@ -108,6 +119,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Stats(args)) => data::stats(&cli, args),
         Some(Command::Sessions) => data::sessions(&cli),
         Some(Command::Watch(args)) => watch::watch(&cli, args),
-        Some(Command::Bench(command)) => bench::run(cli.json, command),
+        Some(Command::Model(command)) => model::run(&cli, command),
+        Some(Command::Generate(args)) => model::generate_command(&cli, args),
+        Some(Command::Score(args)) => score::score(&cli, args),
+        Some(Command::Bench(command)) => bench::run(&cli, command),
     }
 }

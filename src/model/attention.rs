@@ -1,0 +1,186 @@
+//! Grouped-query self-attention with rotary embeddings (and Qwen3's query/key norms).
+//!
+//! Query heads are grouped under their key/value head (`[B, kv_heads, group·T, d]`) so keys
+//! and values are never copied per query head. Two paths: `forward` over a padded batch,
+//! differentiable; `forward_packed` over the new tokens of several sequences at once, each
+//! attending to its own key/value cache with candle's fused kernels.
+
+use super::config::ModelConfig;
+use super::kv_cache::SequenceKv;
+use super::layers::{
+    RmsNorm, accumulation_dtype, apply_rotary, detach_linear, forward_rows, linear,
+};
+use candle_core::{D, Module, Result, Tensor};
+use candle_nn::{Linear, VarBuilder};
+
+/// Where one sequence's new tokens sit in a packed forward.
+#[derive(Clone, Copy, Debug)]
+pub struct PackedRows {
+    /// First row of the packed input that belongs to the sequence.
+    pub start: usize,
+    /// Number of new tokens.
+    pub count: usize,
+    /// Tokens already in its cache before this forward.
+    pub past: usize,
+}
+
+/// The self-attention block of one decoder layer.
+#[derive(Clone, Debug)]
+pub struct Attention {
+    q_proj: Linear,
+    k_proj: Linear,
+    v_proj: Linear,
+    o_proj: Linear,
+    q_norm: Option<RmsNorm>,
+    k_norm: Option<RmsNorm>,
+    heads: usize,
+    kv_heads: usize,
+    head_dim: usize,
+}
+
+impl Attention {
+    /// The block under `self_attn`, shaped by `config`.
+    pub fn new(config: &ModelConfig, vb: VarBuilder<'_>) -> Result<Self> {
+        let (hidden, d) = (config.hidden_size, config.head_dim);
+        let (heads, kv_heads) = (config.num_attention_heads, config.num_key_value_heads);
+        let norm = |name: &str| RmsNorm::new(d, config.rms_norm_eps, vb.pp(name));
+        Ok(Self {
+            q_proj: linear(hidden, heads * d, config.qkv_bias, vb.pp("q_proj"))?,
+            k_proj: linear(hidden, kv_heads * d, config.qkv_bias, vb.pp("k_proj"))?,
+            v_proj: linear(hidden, kv_heads * d, config.qkv_bias, vb.pp("v_proj"))?,
+            o_proj: linear(heads * d, hidden, config.o_bias, vb.pp("o_proj"))?,
+            q_norm: config.has_qk_norm().then(|| norm("q_norm")).transpose()?,
+            k_norm: config.has_qk_norm().then(|| norm("k_norm")).transpose()?,
+            heads,
+            kv_heads,
+            head_dim: d,
+        })
+    }
+
+    fn group(&self) -> usize {
+        self.heads / self.kv_heads
+    }
+
+    fn scale(&self) -> f64 {
+        1.0 / (self.head_dim as f64).sqrt()
+    }
+
+    /// Differentiable attention over a padded batch `x [B, T, hidden]`, with full-width
+    /// rotary tables `cos`/`sin [B, 1, T, d]` and the additive `bias [B, 1, 1, T, T]`.
+    pub fn forward(&self, x: &Tensor, cos: &Tensor, sin: &Tensor, bias: &Tensor) -> Result<Tensor> {
+        let (b, t, _) = x.dims3()?;
+        let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
+        let mut q = self.q_proj.forward(x)?.reshape((b, t, self.heads, d))?;
+        let mut k = self.k_proj.forward(x)?.reshape((b, t, kv, d))?;
+        let v = self.v_proj.forward(x)?.reshape((b, t, kv, d))?;
+        if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
+            q = q_norm.forward(&q)?;
+            k = k_norm.forward(&k)?;
+        }
+        let q = apply_rotary(&q.transpose(1, 2)?, cos, sin)?;
+        let k = apply_rotary(&k.transpose(1, 2)?, cos, sin)?;
+        let v = v.transpose(1, 2)?.contiguous()?;
+        let q = q.reshape((b, kv, g * t, d))?;
+        let scores = (q.matmul(&k.t()?)? * self.scale())?;
+        let dtype = scores.dtype();
+        let scores = scores
+            .to_dtype(accumulation_dtype(dtype))?
+            .reshape((b, kv, g, t, t))?
+            .broadcast_add(bias)?;
+        let probs = softmax_last(&scores)?
+            .to_dtype(dtype)?
+            .reshape((b, kv, g * t, t))?;
+        let out = probs
+            .matmul(&v)?
+            .reshape((b, self.heads, t, d))?
+            .transpose(1, 2)?
+            .reshape((b, t, self.heads * d))?;
+        self.o_proj.forward(&out)
+    }
+
+    /// Attention for the new tokens of several sequences packed as rows of `x [N, hidden]`,
+    /// with half-width rotary tables `[N, d/2]` for their positions. Each sequence's keys and
+    /// values are appended to its cache for `layer`, and its queries attend to that cache.
+    pub fn forward_packed(
+        &self,
+        x: &Tensor,
+        cos_half: &Tensor,
+        sin_half: &Tensor,
+        layer: usize,
+        rows: &[PackedRows],
+        caches: &mut [&mut SequenceKv],
+    ) -> Result<Tensor> {
+        let n = x.dim(0)?;
+        let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
+        let mut q = forward_rows(&self.q_proj, x)?.reshape((1, n, self.heads, d))?;
+        let mut k = forward_rows(&self.k_proj, x)?.reshape((1, n, kv, d))?;
+        let v = forward_rows(&self.v_proj, x)?.reshape((n, kv, d))?;
+        if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
+            q = q_norm.forward_fast(&q)?;
+            k = k_norm.forward_fast(&k)?;
+        }
+        let q = candle_nn::rotary_emb::rope_thd(&q.contiguous()?, cos_half, sin_half)?
+            .reshape((n, self.heads, d))?;
+        let k = candle_nn::rotary_emb::rope_thd(&k.contiguous()?, cos_half, sin_half)?
+            .reshape((n, kv, d))?;
+        let mut outputs = Vec::with_capacity(rows.len());
+        for (row, cache) in rows.iter().zip(caches.iter_mut()) {
+            let count = row.count;
+            let q_rows = q
+                .narrow(0, row.start, count)?
+                .reshape((count, kv, g, d))?
+                .permute((1, 2, 0, 3))?
+                .contiguous()?
+                .reshape((kv, g * count, d))?;
+            let k_rows = k.narrow(0, row.start, count)?.transpose(0, 1)?;
+            let v_rows = v.narrow(0, row.start, count)?.transpose(0, 1)?;
+            let (keys, values) = cache.append(layer, &k_rows, &v_rows)?;
+            let mut scores = (q_rows.matmul(&keys.t()?)? * self.scale())?;
+            if count > 1 {
+                scores = scores.broadcast_add(&causal_bias(g, count, row.past, &scores)?)?;
+            }
+            let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+            let out = probs
+                .matmul(&values)?
+                .reshape((kv, g, count, d))?
+                .permute((2, 0, 1, 3))?
+                .reshape((count, self.heads * d))?;
+            outputs.push(out);
+        }
+        forward_rows(&self.o_proj, &Tensor::cat(&outputs, 0)?)
+    }
+
+    /// A copy detached from the autograd graph.
+    pub fn detached(&self) -> Self {
+        Self {
+            q_proj: detach_linear(&self.q_proj),
+            k_proj: detach_linear(&self.k_proj),
+            v_proj: detach_linear(&self.v_proj),
+            o_proj: detach_linear(&self.o_proj),
+            q_norm: self.q_norm.as_ref().map(RmsNorm::detached),
+            k_norm: self.k_norm.as_ref().map(RmsNorm::detached),
+            ..*self
+        }
+    }
+}
+
+/// Softmax over the last dimension from differentiable ops (the max shift is a constant).
+pub fn softmax_last(x: &Tensor) -> Result<Tensor> {
+    let max = x.max_keepdim(D::Minus1)?.detach();
+    let exp = x.broadcast_sub(&max)?.exp()?;
+    exp.broadcast_div(&exp.sum_keepdim(D::Minus1)?)
+}
+
+/// The additive causal bias `[group·count, past + count]` for `count` new queries after
+/// `past` cached tokens: 0 where the key is at or before the query, −∞ after it.
+fn causal_bias(group: usize, count: usize, past: usize, like: &Tensor) -> Result<Tensor> {
+    let keys = past + count;
+    let mut bias = vec![0f32; group * count * keys];
+    for j in 0..group {
+        for t in 0..count {
+            let row = (j * count + t) * keys;
+            bias[row + past + t + 1..row + keys].fill(f32::NEG_INFINITY);
+        }
+    }
+    Tensor::from_vec(bias, (group * count, keys), like.device())?.to_dtype(like.dtype())
+}

@@ -1,0 +1,241 @@
+//! Step-level generation for agent loops: sequences are added, extended with tokens from
+//! outside (tool observations), and advanced one token at a time in batched steps over
+//! whichever sequences the caller chooses, so a sequence waiting for a tool blocks nobody.
+//!
+//! Work is lazy: tokens added by `add_sequence` and `append` (and each sampled token) wait
+//! until the next `step` or `prefill` of that sequence, which runs every waiting token of
+//! every chosen sequence in one packed forward.
+
+use super::error::{ModelError, Result};
+use super::network::{Network, SequenceCache};
+use super::sampling::{SampledToken, Sampler, SamplingParams};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A handle to one sequence of a `Decoder`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SequenceId(u64);
+
+impl fmt::Display for SequenceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sequence {}", self.0)
+    }
+}
+
+struct Sequence {
+    tokens: Vec<u32>,
+    cache: SequenceCache,
+    next_logits: Option<Vec<f32>>,
+    sampler: Sampler,
+}
+
+impl Sequence {
+    fn pending(&self) -> &[u32] {
+        &self.tokens[self.cache.len()..]
+    }
+}
+
+/// Sequences being generated, each with its own cache and seeded sampler.
+pub struct Decoder {
+    network: Network,
+    context: usize,
+    sequences: BTreeMap<SequenceId, Sequence>,
+    next_id: u64,
+}
+
+impl Decoder {
+    /// A decoder over `network` (detached: it records no gradients and sees in-place
+    /// parameter updates) with a context window of `context` tokens.
+    pub fn new(network: &Network, context: usize) -> Self {
+        Self {
+            network: network.detached(),
+            context,
+            sequences: BTreeMap::new(),
+            next_id: 0,
+        }
+    }
+
+    /// Starts a sequence from `prompt` (prefilled at its first step).
+    pub fn add_sequence(&mut self, prompt: &[u32], sampling: SamplingParams) -> Result<SequenceId> {
+        if prompt.is_empty() {
+            return Err(ModelError::Request(
+                "a sequence needs at least one prompt token".into(),
+            ));
+        }
+        self.check_room(prompt.len())?;
+        let id = SequenceId(self.next_id);
+        self.next_id += 1;
+        self.sequences.insert(
+            id,
+            Sequence {
+                tokens: prompt.to_vec(),
+                cache: self.network.new_cache(),
+                next_logits: None,
+                sampler: Sampler::new(sampling),
+            },
+        );
+        Ok(id)
+    }
+
+    /// A copy of `parent` (tokens, cache and pending logits) that samples with `sampling`:
+    /// a group of samples of one prompt prefills it once.
+    pub fn fork(&mut self, parent: SequenceId, sampling: SamplingParams) -> Result<SequenceId> {
+        let source = self.sequence(parent)?;
+        let child = Sequence {
+            tokens: source.tokens.clone(),
+            cache: source.cache.deep_copy()?,
+            next_logits: source.next_logits.clone(),
+            sampler: Sampler::new(sampling),
+        };
+        let id = SequenceId(self.next_id);
+        self.next_id += 1;
+        self.sequences.insert(id, child);
+        Ok(id)
+    }
+
+    /// Appends tokens from outside (an observation) to a sequence.
+    pub fn append(&mut self, id: SequenceId, tokens: &[u32]) -> Result<()> {
+        let length = self.sequence(id)?.tokens.len() + tokens.len();
+        self.check_room(length)?;
+        let sequence = self.sequence_mut(id)?;
+        sequence.tokens.extend_from_slice(tokens);
+        if !tokens.is_empty() {
+            sequence.next_logits = None;
+        }
+        Ok(())
+    }
+
+    /// Runs the waiting tokens of the chosen sequences into their caches now.
+    pub fn prefill(&mut self, ids: &[SequenceId]) -> Result<()> {
+        let chosen = chosen(&mut self.sequences, ids)?;
+        let work: Vec<&mut Sequence> = chosen
+            .into_iter()
+            .filter(|sequence| !sequence.pending().is_empty())
+            .collect();
+        if work.is_empty() {
+            return Ok(());
+        }
+        let mut pending = Vec::with_capacity(work.len());
+        let mut logit_slots = Vec::with_capacity(work.len());
+        for sequence in work {
+            let start = sequence.cache.len();
+            let Sequence {
+                tokens,
+                cache,
+                next_logits,
+                ..
+            } = sequence;
+            pending.push((&tokens[start..], cache));
+            logit_slots.push(next_logits);
+        }
+        let logits = self.network.extend(pending)?;
+        for (slot, row) in logit_slots.into_iter().zip(logits) {
+            *slot = Some(row);
+        }
+        Ok(())
+    }
+
+    /// Advances each chosen sequence by one token: runs what waits, samples, and returns the
+    /// tokens in the order of `ids`. The sampled token becomes part of the sequence.
+    pub fn step(&mut self, ids: &[SequenceId]) -> Result<Vec<SampledToken>> {
+        for &id in ids {
+            let length = self.sequence(id)?.tokens.len();
+            self.check_room(length + 1)?;
+        }
+        self.prefill(ids)?;
+        let mut picked = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let sequence = self.sequence_mut(id)?;
+            let logits = sequence
+                .next_logits
+                .take()
+                .ok_or_else(|| ModelError::Request(format!("{id} has no logits to sample from")))?;
+            let token = sequence.sampler.pick(&logits);
+            sequence.tokens.push(token.token);
+            picked.push(token);
+        }
+        Ok(picked)
+    }
+
+    /// Every token of a sequence so far: prompt, sampled and appended.
+    pub fn tokens(&self, id: SequenceId) -> Result<&[u32]> {
+        Ok(&self.sequence(id)?.tokens)
+    }
+
+    /// How many more tokens the sequence can take before the context is full.
+    pub fn room(&self, id: SequenceId) -> Result<usize> {
+        Ok(self.context.saturating_sub(self.sequence(id)?.tokens.len()))
+    }
+
+    /// Drops a sequence and returns its tokens.
+    pub fn remove(&mut self, id: SequenceId) -> Result<Vec<u32>> {
+        self.sequences
+            .remove(&id)
+            .map(|sequence| sequence.tokens)
+            .ok_or_else(|| unknown(id))
+    }
+
+    /// The live sequences.
+    pub fn ids(&self) -> Vec<SequenceId> {
+        self.sequences.keys().copied().collect()
+    }
+
+    /// Number of live sequences.
+    pub fn len(&self) -> usize {
+        self.sequences.len()
+    }
+
+    /// Whether no sequence is live.
+    pub fn is_empty(&self) -> bool {
+        self.sequences.is_empty()
+    }
+
+    /// The context window in tokens.
+    pub fn context_window(&self) -> usize {
+        self.context
+    }
+
+    fn check_room(&self, tokens: usize) -> Result<()> {
+        if tokens > self.context {
+            return Err(ModelError::ContextFull {
+                tokens,
+                limit: self.context,
+            });
+        }
+        Ok(())
+    }
+
+    fn sequence(&self, id: SequenceId) -> Result<&Sequence> {
+        self.sequences.get(&id).ok_or_else(|| unknown(id))
+    }
+
+    fn sequence_mut(&mut self, id: SequenceId) -> Result<&mut Sequence> {
+        self.sequences.get_mut(&id).ok_or_else(|| unknown(id))
+    }
+}
+
+/// The sequences named by `ids`, each at most once.
+fn chosen<'a>(
+    sequences: &'a mut BTreeMap<SequenceId, Sequence>,
+    ids: &[SequenceId],
+) -> Result<Vec<&'a mut Sequence>> {
+    let mut wanted = ids.to_vec();
+    wanted.sort();
+    if wanted.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Err(ModelError::Request(
+            "a sequence was named twice in one step".into(),
+        ));
+    }
+    if let Some(&missing) = wanted.iter().find(|id| !sequences.contains_key(id)) {
+        return Err(unknown(missing));
+    }
+    Ok(sequences
+        .iter_mut()
+        .filter(|(id, _)| wanted.binary_search(id).is_ok())
+        .map(|(_, sequence)| sequence)
+        .collect())
+}
+
+fn unknown(id: SequenceId) -> ModelError {
+    ModelError::Request(format!("no {id} in this decoder"))
+}

@@ -1,0 +1,246 @@
+//! Qwen2 and Qwen3 decoder-only transformers, with parameter names as in the Hugging Face
+//! safetensors (`model.layers.{i}.self_attn.q_proj.weight`, ...).
+
+use super::attention::{Attention, PackedRows};
+use super::batch::TokenBatch;
+use super::config::ModelConfig;
+use super::error::{ModelError, Result};
+use super::kv_cache::SequenceKv;
+use super::layers::{
+    Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear,
+};
+use candle_core::{DType, Device, Module, Tensor};
+use candle_nn::{Embedding, Linear, VarBuilder};
+
+/// One decoder layer: pre-norm attention and pre-norm MLP, each with a residual.
+#[derive(Clone, Debug)]
+struct DecoderLayer {
+    input_layernorm: RmsNorm,
+    self_attn: Attention,
+    post_attention_layernorm: RmsNorm,
+    mlp: Mlp,
+}
+
+impl DecoderLayer {
+    fn new(config: &ModelConfig, vb: VarBuilder<'_>) -> candle_core::Result<Self> {
+        let eps = config.rms_norm_eps;
+        Ok(Self {
+            input_layernorm: RmsNorm::new(config.hidden_size, eps, vb.pp("input_layernorm"))?,
+            self_attn: Attention::new(config, vb.pp("self_attn"))?,
+            post_attention_layernorm: RmsNorm::new(
+                config.hidden_size,
+                eps,
+                vb.pp("post_attention_layernorm"),
+            )?,
+            mlp: Mlp::new(config, vb.pp("mlp"))?,
+        })
+    }
+
+    fn forward(
+        &self,
+        x: &Tensor,
+        cos: &Tensor,
+        sin: &Tensor,
+        bias: &Tensor,
+    ) -> candle_core::Result<Tensor> {
+        let attended = self
+            .self_attn
+            .forward(&self.input_layernorm.forward(x)?, cos, sin, bias)?;
+        let x = (x + attended)?;
+        let transformed = self
+            .mlp
+            .forward(&self.post_attention_layernorm.forward(&x)?)?;
+        x + transformed
+    }
+
+    fn detached(&self) -> Self {
+        Self {
+            input_layernorm: self.input_layernorm.detached(),
+            self_attn: self.self_attn.detached(),
+            post_attention_layernorm: self.post_attention_layernorm.detached(),
+            mlp: self.mlp.detached(),
+        }
+    }
+}
+
+/// The new tokens of one sequence in a packed inference forward, with its cache.
+pub struct Segment<'a> {
+    /// Tokens not yet in the cache, in order.
+    pub tokens: &'a [u32],
+    /// The sequence's cache; the tokens are appended to it.
+    pub cache: &'a mut SequenceKv,
+}
+
+/// A Qwen2 or Qwen3 causal language model.
+#[derive(Clone, Debug)]
+pub struct Qwen {
+    config: ModelConfig,
+    embed_tokens: Embedding,
+    layers: Vec<DecoderLayer>,
+    norm: RmsNorm,
+    lm_head: Linear,
+    rotary: Rotary,
+    dtype: DType,
+    device: Device,
+}
+
+impl Qwen {
+    /// Builds the model from `vb` (names under `model.` and `lm_head`).
+    pub fn new(config: &ModelConfig, vb: VarBuilder<'_>) -> candle_core::Result<Self> {
+        let inner = vb.pp("model");
+        let embeddings = inner.pp("embed_tokens").get_with_hints(
+            (config.vocab_size, config.hidden_size),
+            "weight",
+            candle_nn::Init::Randn {
+                mean: 0.0,
+                stdev: super::layers::INIT_STD,
+            },
+        )?;
+        let layers = (0..config.num_hidden_layers)
+            .map(|index| DecoderLayer::new(config, inner.pp(format!("layers.{index}"))))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let norm = RmsNorm::new(config.hidden_size, config.rms_norm_eps, inner.pp("norm"))?;
+        let lm_head = if config.tie_word_embeddings {
+            Linear::new(embeddings.clone(), None)
+        } else {
+            linear(
+                config.hidden_size,
+                config.vocab_size,
+                false,
+                vb.pp("lm_head"),
+            )?
+        };
+        Ok(Self {
+            config: config.clone(),
+            embed_tokens: Embedding::new(embeddings, config.hidden_size),
+            layers,
+            norm,
+            lm_head,
+            rotary: Rotary::new(config, vb.dtype(), vb.device())?,
+            dtype: vb.dtype(),
+            device: vb.device().clone(),
+        })
+    }
+
+    /// The configuration it was built from.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The compute dtype.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The device its weights live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Logits `[B, T, vocab]` for every position of a padded batch; differentiable (every
+    /// parameter receives a gradient through it). Logits are in the compute dtype.
+    pub fn forward(&self, batch: &TokenBatch) -> Result<Tensor> {
+        let limit = self.config.max_position_embeddings;
+        if batch.context_needed() > limit {
+            return Err(ModelError::ContextFull {
+                tokens: batch.context_needed(),
+                limit,
+            });
+        }
+        let (cos, sin) = self.rotary.full_width(&batch.positions)?;
+        let (cos, sin) = (cos.unsqueeze(1)?, sin.unsqueeze(1)?);
+        let bias = batch.attention_bias(accumulation_dtype(self.dtype), &self.device)?;
+        let mut x = self.embed_tokens.forward(&batch.ids)?;
+        for layer in &self.layers {
+            x = layer.forward(&x, &cos, &sin, &bias)?;
+        }
+        Ok(self.lm_head.forward(&self.norm.forward(&x)?)?)
+    }
+
+    /// Inference over the new tokens of several sequences at once: the linear layers run on
+    /// all rows together, attention per sequence against its own cache (no padding, exact).
+    /// Returns the logits `[segments, vocab]` after each sequence's last new token, as f32.
+    pub fn forward_packed(&self, segments: &mut [Segment<'_>]) -> Result<Tensor> {
+        let mut rows = Vec::with_capacity(segments.len());
+        let mut ids = Vec::new();
+        let mut positions = Vec::new();
+        for segment in segments.iter() {
+            let past = segment.cache.len();
+            let count = segment.tokens.len();
+            if count == 0 {
+                return Err(ModelError::Request(
+                    "a sequence has no new tokens to compute".into(),
+                ));
+            }
+            let end = past + count;
+            if end > self.config.max_position_embeddings {
+                return Err(ModelError::ContextFull {
+                    tokens: end,
+                    limit: self.config.max_position_embeddings,
+                });
+            }
+            rows.push(PackedRows {
+                start: ids.len(),
+                count,
+                past,
+            });
+            ids.extend_from_slice(segment.tokens);
+            positions.extend((past..end).map(|position| position as u32));
+        }
+        let total = ids.len();
+        let ids = Tensor::from_vec(ids, total, &self.device)?;
+        let positions = Tensor::from_vec(positions, total, &self.device)?;
+        let (cos, sin) = self.rotary.half_width(&positions)?;
+        let mut caches: Vec<&mut SequenceKv> = segments
+            .iter_mut()
+            .map(|segment| &mut *segment.cache)
+            .collect();
+        let mut x = self.embed_tokens.forward(&ids)?;
+        for (index, layer) in self.layers.iter().enumerate() {
+            let normed = layer.input_layernorm.forward_fast(&x)?;
+            let attended =
+                layer
+                    .self_attn
+                    .forward_packed(&normed, &cos, &sin, index, &rows, &mut caches)?;
+            x = (x + attended)?;
+            let transformed = layer
+                .mlp
+                .forward_fast(&layer.post_attention_layernorm.forward_fast(&x)?)?;
+            x = (x + transformed)?;
+        }
+        let last_rows: Vec<u32> = rows
+            .iter()
+            .map(|row| (row.start + row.count - 1) as u32)
+            .collect();
+        let count = last_rows.len();
+        let last = x.index_select(&Tensor::from_vec(last_rows, count, &self.device)?, 0)?;
+        let logits = forward_rows(&self.lm_head, &self.norm.forward_fast(&last)?)?;
+        Ok(logits.to_dtype(DType::F32)?)
+    }
+
+    /// An empty key/value cache for one sequence.
+    pub fn new_cache(&self) -> SequenceKv {
+        SequenceKv::new(
+            self.config.num_hidden_layers,
+            self.config.max_position_embeddings,
+        )
+    }
+
+    /// A copy whose tensors are detached from the autograd graph but share storage with
+    /// these parameters: inference on it records no graph, and it sees optimizer updates.
+    pub fn detached(&self) -> Self {
+        Self {
+            config: self.config.clone(),
+            embed_tokens: Embedding::new(
+                self.embed_tokens.embeddings().detach(),
+                self.config.hidden_size,
+            ),
+            layers: self.layers.iter().map(DecoderLayer::detached).collect(),
+            norm: self.norm.detached(),
+            lm_head: detach_linear(&self.lm_head),
+            rotary: self.rotary.clone(),
+            dtype: self.dtype,
+            device: self.device.clone(),
+        }
+    }
+}

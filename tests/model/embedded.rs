@@ -1,0 +1,170 @@
+//! The embedded default: built in-process, saved as a Hugging Face folder, reloaded through
+//! the ordinary loader, deterministic from its seed.
+
+use rollscope::model::embedded::{
+    self, EmbeddedSpec, SPECIAL_TOKENS, calculator_conversation, calculator_tool, gsm8k_rows,
+};
+use rollscope::model::{LanguageModel, LoadOptions, SamplingParams};
+use std::path::Path;
+
+const FILES: [&str; 6] = [
+    "config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "chat_template.jinja",
+    "generation_config.json",
+];
+
+fn read(dir: &Path, file: &str) -> Vec<u8> {
+    std::fs::read(dir.join(file)).unwrap_or_else(|error| panic!("{file}: {error}"))
+}
+
+fn greedy(model: &LanguageModel, prompt: &[u32], count: usize) -> Vec<u32> {
+    let mut decoder = model.decoder();
+    let id = decoder
+        .add_sequence(prompt, SamplingParams::greedy())
+        .unwrap();
+    (0..count)
+        .map(|_| decoder.step(&[id]).unwrap()[0].token)
+        .collect()
+}
+
+#[test]
+fn builds_saves_reloads_and_generates_deterministically() {
+    let spec = EmbeddedSpec::default();
+    let (first, second, reseeded) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let model = embedded::init_folder(first.path(), &spec, &LoadOptions::default()).unwrap();
+    embedded::init_folder(second.path(), &spec, &LoadOptions::default()).unwrap();
+    embedded::init_folder(
+        reseeded.path(),
+        &EmbeddedSpec {
+            seed: 1,
+            ..spec.clone()
+        },
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    for file in FILES {
+        assert_eq!(
+            read(first.path(), file),
+            read(second.path(), file),
+            "{file} differs between two builds"
+        );
+    }
+    assert_eq!(
+        read(first.path(), "tokenizer.json"),
+        read(reseeded.path(), "tokenizer.json")
+    );
+    assert_ne!(
+        read(first.path(), "model.safetensors"),
+        read(reseeded.path(), "model.safetensors")
+    );
+
+    let parameters = model.config.parameter_count();
+    assert!(
+        (2_000_000..8_000_000).contains(&parameters),
+        "{parameters} parameters"
+    );
+    let counted: usize = model
+        .parameters()
+        .all_vars()
+        .iter()
+        .map(|var| var.elem_count())
+        .sum();
+    assert_eq!(counted, parameters);
+    assert_eq!(model.chat.tokenizer.vocab_size(), spec.vocab_size);
+    for (index, token) in SPECIAL_TOKENS.iter().enumerate() {
+        assert_eq!(
+            model.chat.tokenizer.encode(token).unwrap(),
+            vec![index as u32],
+            "{token}"
+        );
+    }
+
+    let messages = &calculator_conversation(&gsm8k_rows(embedded::GSM8K_TEST)[0])[..2];
+    let prompt = model
+        .chat
+        .prompt_ids(messages, &[calculator_tool()])
+        .unwrap();
+    let reloaded = LanguageModel::load(second.path(), &LoadOptions::default()).unwrap();
+    let tokens = greedy(&model, &prompt, 12);
+    assert_eq!(tokens, greedy(&reloaded, &prompt, 12));
+    let reseeded = LanguageModel::load(reseeded.path(), &LoadOptions::default()).unwrap();
+    assert_ne!(tokens, greedy(&reseeded, &prompt, 12));
+}
+
+/// The loss mask of the embedded template covers exactly each assistant turn's text and its
+/// closing `<|im_end|>`.
+#[test]
+fn the_loss_mask_covers_exactly_the_policy_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = embedded::init_folder(
+        dir.path(),
+        &EmbeddedSpec::default(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TEST)[1]);
+    let encoded = model
+        .chat
+        .encode(&conversation, &[calculator_tool()])
+        .unwrap();
+    let mut turns = Vec::new();
+    let mut current = Vec::new();
+    for (&id, &bit) in encoded.token_ids.iter().zip(&encoded.loss_mask) {
+        if bit == 1 {
+            current.push(id);
+        } else if !current.is_empty() {
+            turns.push(
+                model
+                    .chat
+                    .tokenizer
+                    .decode(&std::mem::take(&mut current), false)
+                    .unwrap(),
+            );
+        }
+    }
+    let assistant: Vec<_> = conversation
+        .iter()
+        .filter(|message| message.role.as_str() == "assistant")
+        .collect();
+    assert_eq!(turns.len(), assistant.len());
+    for (text, message) in turns.iter().zip(&assistant) {
+        assert!(text.starts_with(&message.content), "{text:?}");
+        assert!(text.ends_with("<|im_end|>"), "{text:?}");
+        assert_eq!(
+            text.contains("<tool_call>"),
+            !message.tool_calls.is_empty(),
+            "{text:?}"
+        );
+        assert!(
+            !text.contains("<|im_start|>") && !text.contains("<tool_response>"),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn a_caller_given_corpus_and_shape_build_a_working_model() {
+    let spec = EmbeddedSpec {
+        hidden_size: 32,
+        num_hidden_layers: 1,
+        intermediate_size: 48,
+        vocab_size: 300,
+        seed: 9,
+        ..EmbeddedSpec::default()
+    };
+    let corpus: Vec<String> = (0..200)
+        .map(|i| format!("<|im_start|>user\nadd {i} and {}<|im_end|>\n", i * 7))
+        .collect();
+    let model = embedded::build(&spec, &corpus, &LoadOptions::default()).unwrap();
+    assert!(model.chat.tokenizer.vocab_size() <= 300);
+    assert_eq!(model.chat.tokenizer.encode("<|im_end|>").unwrap(), vec![2]);
+    let prompt = model.chat.tokenizer.encode("add 3 and 21").unwrap();
+    assert_eq!(greedy(&model, &prompt, 5).len(), 5);
+}

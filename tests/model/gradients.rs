@@ -1,0 +1,224 @@
+//! Gradients: a float64 finite-difference check, a gradient for every parameter, and padded
+//! batches that compute exactly what each sequence computes alone.
+
+use crate::common::{ids, load_fixture, reference, tiny_config, tiny_qwen};
+use candle_core::{DType, Device, IndexOp, Tensor, Var};
+use candle_nn::VarMap;
+use rollscope::model::{Padding, Qwen, TokenBatch, next_token_log_probs, next_token_stats};
+
+const ARCHITECTURES: [&str; 2] = ["Qwen2ForCausalLM", "Qwen3ForCausalLM"];
+
+fn ragged_sequences() -> Vec<Vec<u32>> {
+    vec![
+        vec![3, 17, 5, 29, 11, 2, 38],
+        vec![21, 4, 9],
+        vec![1, 33, 12, 7, 25],
+    ]
+}
+
+/// 1 where both the predicting token and its target are real tokens.
+fn target_mask(batch: &TokenBatch, dtype: DType) -> Tensor {
+    let len = batch.seq_len();
+    let mask: Vec<f64> = batch
+        .mask
+        .chunks(len)
+        .flat_map(|row| row.windows(2).map(|pair| f64::from(pair[0] * pair[1])))
+        .collect();
+    Tensor::from_vec(mask, (batch.batch_size(), len - 1), &Device::Cpu)
+        .unwrap()
+        .to_dtype(dtype)
+        .unwrap()
+}
+
+/// A weighted sum of masked log-probs plus a little masked entropy, at temperature 1.3.
+fn loss(model: &Qwen, batch: &TokenBatch, weights: &Tensor) -> Tensor {
+    let stats = next_token_stats(model, batch, 1.3).unwrap();
+    let logp = (stats.log_probs * weights).unwrap().sum_all().unwrap();
+    let entropy = (stats.entropy * weights).unwrap().sum_all().unwrap();
+    (logp + (entropy * 0.1).unwrap()).unwrap()
+}
+
+fn vars(parameters: &VarMap) -> Vec<(String, Var)> {
+    let mut vars: Vec<(String, Var)> = parameters
+        .data()
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(name, var)| (name.clone(), var.clone()))
+        .collect();
+    vars.sort_by(|a, b| a.0.cmp(&b.0));
+    vars
+}
+
+fn with_entry(var: &Var, index: usize, delta: f64) {
+    let mut values: Vec<f64> = var.flatten_all().unwrap().to_vec1().unwrap();
+    values[index] += delta;
+    var.set(&Tensor::from_vec(values, var.shape(), &Device::Cpu).unwrap())
+        .unwrap();
+}
+
+#[test]
+fn float64_gradients_match_finite_differences() {
+    for architecture in ARCHITECTURES {
+        let config = tiny_config(architecture, 32);
+        let (model, parameters) = tiny_qwen(&config, DType::F64, 11);
+        let batch = TokenBatch::pad(&ragged_sequences(), Padding::Left, 0, &Device::Cpu).unwrap();
+        let mask = target_mask(&batch, DType::F64);
+        let weights = (mask
+            * Tensor::arange(1.0f64, 19.0, &Device::Cpu)
+                .unwrap()
+                .reshape((3, 6))
+                .unwrap())
+        .unwrap();
+        let grads = loss(&model, &batch, &weights).backward().unwrap();
+        let step = 1e-5;
+        let mut checked = 0;
+        for (name, var) in vars(&parameters) {
+            let gradient: Vec<f64> = grads
+                .get(&var)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1()
+                .unwrap();
+            let count = var.elem_count();
+            for index in [0, count / 2, count - 1] {
+                with_entry(&var, index, step);
+                let up = loss(&model, &batch, &weights).to_scalar::<f64>().unwrap();
+                with_entry(&var, index, -2.0 * step);
+                let down = loss(&model, &batch, &weights).to_scalar::<f64>().unwrap();
+                with_entry(&var, index, step);
+                let numeric = (up - down) / (2.0 * step);
+                let analytic = gradient[index];
+                let tolerance = 1e-7 + 1e-5 * analytic.abs().max(numeric.abs());
+                assert!(
+                    (numeric - analytic).abs() < tolerance,
+                    "{architecture} {name}[{index}]: finite difference {numeric}, autograd {analytic}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 3 * 20,
+            "{architecture}: only {checked} entries checked"
+        );
+    }
+}
+
+fn assert_every_parameter_gets_a_gradient(
+    model: &Qwen,
+    parameters: &VarMap,
+    batch: &TokenBatch,
+    label: &str,
+) {
+    let loss = next_token_log_probs(model, batch, 1.0)
+        .unwrap()
+        .mean_all()
+        .unwrap();
+    let grads = loss.backward().unwrap();
+    let all = vars(parameters);
+    assert!(!all.is_empty());
+    for (name, var) in all {
+        let gradient = grads
+            .get(&var)
+            .unwrap_or_else(|| panic!("{label}: {name} received no gradient"));
+        let size = gradient
+            .abs()
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .to_dtype(DType::F64)
+            .unwrap()
+            .to_scalar::<f64>()
+            .unwrap();
+        assert!(size > 0.0, "{label}: {name} has an all-zero gradient");
+    }
+}
+
+#[test]
+fn every_parameter_receives_a_nonzero_gradient() {
+    for architecture in ARCHITECTURES {
+        let config = tiny_config(architecture, 32);
+        let (model, parameters) = tiny_qwen(&config, DType::F32, 5);
+        let batch = TokenBatch::pad(&ragged_sequences(), Padding::Right, 0, &Device::Cpu).unwrap();
+        assert_every_parameter_gets_a_gradient(&model, &parameters, &batch, architecture);
+    }
+    for name in ["tiny-qwen2", "tiny-qwen3"] {
+        let model = load_fixture(name);
+        let input = ids(&reference(name)["input_ids"]);
+        let batch =
+            TokenBatch::pad(&[input[..64].to_vec()], Padding::Right, 0, model.device()).unwrap();
+        let expected = model.config.parameter_count();
+        let named = model.named_parameters();
+        assert!(named.windows(2).all(|pair| pair[0].0 < pair[1].0));
+        assert!(
+            named
+                .iter()
+                .any(|(name, _)| name == "model.layers.0.self_attn.q_proj.weight")
+        );
+        let counted: usize = named.iter().map(|(_, var)| var.elem_count()).sum();
+        assert_eq!(counted, expected, "{name}: parameter count");
+        assert_every_parameter_gets_a_gradient(
+            model.qwen().unwrap(),
+            model.parameters(),
+            &batch,
+            name,
+        );
+    }
+}
+
+#[test]
+fn padded_batches_compute_what_each_sequence_computes_alone() {
+    let model = load_fixture("tiny-qwen2");
+    let qwen = model.qwen().unwrap();
+    let input = ids(&reference("tiny-qwen2")["input_ids"]);
+    let sequences = vec![
+        input[10..60].to_vec(),
+        input[200..320].to_vec(),
+        input[5..90].to_vec(),
+    ];
+    let alone: Vec<Vec<f32>> = sequences
+        .iter()
+        .map(|sequence| {
+            let batch = TokenBatch::pad(
+                std::slice::from_ref(sequence),
+                Padding::Right,
+                0,
+                model.device(),
+            )
+            .unwrap();
+            next_token_log_probs(qwen, &batch, 1.0)
+                .unwrap()
+                .i(0)
+                .unwrap()
+                .to_vec1()
+                .unwrap()
+        })
+        .collect();
+    let longest = sequences.iter().map(Vec::len).max().unwrap();
+    for padding in [Padding::Left, Padding::Right] {
+        let batch = TokenBatch::pad(&sequences, padding, 0, model.device()).unwrap();
+        let together = next_token_log_probs(qwen, &batch, 1.0).unwrap();
+        for (row, (sequence, expected)) in sequences.iter().zip(&alone).enumerate() {
+            let offset = if padding == Padding::Left {
+                longest - sequence.len()
+            } else {
+                0
+            };
+            let ours: Vec<f32> = together
+                .i((row, offset..offset + sequence.len() - 1))
+                .unwrap()
+                .to_vec1()
+                .unwrap();
+            let worst = ours
+                .iter()
+                .zip(expected)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            assert!(
+                worst < 1e-5,
+                "{padding:?} row {row}: log-probs differ by {worst}"
+            );
+        }
+    }
+}
