@@ -5,7 +5,10 @@
 pub mod answer;
 pub mod arith;
 pub mod claims;
+pub mod prm_rule;
 pub mod protocol;
+pub mod reward;
 pub mod schema;
 pub mod tasks;
 pub mod tools;
+pub mod verifier;

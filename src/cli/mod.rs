@@ -1,5 +1,6 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
+mod agent;
 mod data;
 mod filter_args;
 mod inspect;
@@ -44,7 +45,9 @@ Examples:
   rollscope list --fail --unlabelled            the badcase queue
   rollscope show 1f3a                           a trajectory, turn by turn
   rollscope label 1f3a --turn 2 --kind calculation
-  rollscope export --format openai --pass -o sft.jsonl";
+  rollscope export --format openai --pass -o sft.jsonl
+  rollscope tool calculator '{\"expression\": \"0.1+0.2\"}'
+  rollscope tasks --set arith:3 --limit 5       generated tasks, difficulty 3";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -69,6 +72,10 @@ pub enum Command {
     Stats(data::StatsArgs),
     /// List the sessions under the sessions root.
     Sessions,
+    /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
+    Tool(agent::ToolArgs),
+    /// Check the arithmetic claims of GSM8K-shaped solutions exactly.
+    Claims(agent::ClaimsArgs),
 }
 
 impl Cli {
@@ -100,5 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Label(args)) => inspect::label(&cli, args),
         Some(Command::Stats(args)) => data::stats(&cli, args),
         Some(Command::Sessions) => data::sessions(&cli),
+        Some(Command::Tool(args)) => agent::tool(&cli, args),
+        Some(Command::Claims(args)) => agent::claims(&cli, args),
     }
 }

@@ -77,13 +77,25 @@ pub struct ProcessRun {
     pub elapsed: Duration,
 }
 
+/// How long a process asked to stop may take before its group is killed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+
 /// A spawned process whose output is being captured.
 pub struct RunningProcess {
     child: tokio::process::Child,
     started: Instant,
+    stop_signal: Option<i32>,
 }
 
 impl RunningProcess {
+    /// Stops the process at a limit by sending it `signal` and waiting for it to exit
+    /// (up to 2 s) before its group is killed, instead of killing the group at once: for a
+    /// process that must clean up after its children (the sandbox's PID-namespace keeper).
+    pub fn stop_with(mut self, signal: i32) -> Self {
+        self.stop_signal = Some(signal);
+        self
+    }
+
     /// The process id (also its process group id).
     pub fn id(&self) -> Option<u32> {
         self.child.id()
@@ -127,6 +139,17 @@ impl RunningProcess {
                 }
             }
         };
+        if let (None, Some(signal), Some(pid)) = (exit, self.stop_signal, group) {
+            if let Ok(pid) = libc::pid_t::try_from(pid) {
+                // SAFETY: kill only sends a signal to our own child.
+                unsafe {
+                    libc::kill(pid, signal);
+                }
+                if let Ok(status) = tokio::time::timeout(STOP_GRACE, self.child.wait()).await {
+                    exit = Some(status?);
+                }
+            }
+        }
         kill_group(group);
         if exit.is_none() {
             let _ = self.child.kill().await;
@@ -160,7 +183,11 @@ pub fn spawn_process(command: &mut Command, stdin: &[u8]) -> io::Result<RunningP
         // A child that exits without reading its input closes the pipe: not an error here.
         tokio::spawn(async move { pipe.write_all(&bytes).await });
     }
-    Ok(RunningProcess { child, started })
+    Ok(RunningProcess {
+        child,
+        started,
+        stop_signal: None,
+    })
 }
 
 /// Spawns `command` and captures it to the end (see `RunningProcess::finish`). Fails only

@@ -51,6 +51,53 @@ impl PythonTool {
         &self.limits
     }
 
+    /// The observation of a run: what it printed, then how it ended when that was not a clean
+    /// exit.
+    pub fn observe(run: &ProcessRun, limits: &SandboxLimits) -> ToolOutput {
+        let mut text = run.stdout.text();
+        let stderr = run.stderr.text();
+        if !stderr.trim().is_empty() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&stderr);
+        }
+        let ending = match run.end {
+            ProcessEnd::Exited(0) => None,
+            ProcessEnd::Exited(code) => Some(format!("exit status {code}")),
+            ProcessEnd::Signaled(libc::SIGXCPU) => Some(format!(
+                "killed: CPU time limit of {} s exceeded",
+                limits.cpu_seconds
+            )),
+            ProcessEnd::Signaled(libc::SIGXFSZ) => Some(format!(
+                "killed: file size limit of {} bytes exceeded",
+                limits.file_bytes
+            )),
+            ProcessEnd::Signaled(libc::SIGKILL) => {
+                Some("killed (SIGKILL): a resource limit was exceeded".into())
+            }
+            ProcessEnd::Signaled(signal) => Some(format!("killed by signal {signal}")),
+            ProcessEnd::OutputLimit => Some(format!(
+                "output limit exceeded: more than {} bytes written; all its processes were killed",
+                limits.output.kill_after_bytes
+            )),
+            ProcessEnd::TimedOut => {
+                let note = format!(
+                    "error: time limit exceeded ({:.1} s wall clock); all its processes were killed",
+                    run.elapsed.as_secs_f64()
+                );
+                return ToolOutput::timeout(join(text, &note));
+            }
+        };
+        match ending {
+            None if text.trim().is_empty() => {
+                ToolOutput::ok("(no output: print the values you need)")
+            }
+            None => ToolOutput::ok(text),
+            Some(ending) => ToolOutput::error(join(text, &format!("error: {ending}"))),
+        }
+    }
+
     /// Runs `code` and turns the run into an observation.
     pub async fn run(&self, code: &str, deadline: Instant) -> ToolOutput {
         if code.len() > MAX_CODE_BYTES {
@@ -71,54 +118,9 @@ impl PythonTool {
             Err(error) => return ToolOutput::error(format!("error: {error}")),
         };
         match run_sandboxed(install, code, &self.limits, deadline).await {
-            Ok(run) => describe(&run.process, &self.limits),
+            Ok(run) => Self::observe(&run.process, &self.limits),
             Err(error) => ToolOutput::error(format!("error: {error}")),
         }
-    }
-}
-
-/// The observation of a run: what it printed, then how it ended when that was not a clean
-/// exit.
-fn describe(run: &ProcessRun, limits: &SandboxLimits) -> ToolOutput {
-    let mut text = run.stdout.text();
-    let stderr = run.stderr.text();
-    if !stderr.trim().is_empty() {
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str(&stderr);
-    }
-    let ending = match run.end {
-        ProcessEnd::Exited(0) => None,
-        ProcessEnd::Exited(code) => Some(format!("exit status {code}")),
-        ProcessEnd::Signaled(libc::SIGXCPU) => Some(format!(
-            "killed: CPU time limit of {} s exceeded",
-            limits.cpu_seconds
-        )),
-        ProcessEnd::Signaled(libc::SIGXFSZ) => Some(format!(
-            "killed: file size limit of {} bytes exceeded",
-            limits.file_bytes
-        )),
-        ProcessEnd::Signaled(libc::SIGKILL) => {
-            Some("killed (SIGKILL): a resource limit was exceeded".into())
-        }
-        ProcessEnd::Signaled(signal) => Some(format!("killed by signal {signal}")),
-        ProcessEnd::OutputLimit => Some(format!(
-            "output limit exceeded: more than {} bytes written; all its processes were killed",
-            limits.output.kill_after_bytes
-        )),
-        ProcessEnd::TimedOut => {
-            let note = format!(
-                "error: time limit exceeded ({:.1} s wall clock); all its processes were killed",
-                run.elapsed.as_secs_f64()
-            );
-            return ToolOutput::timeout(join(text, &note));
-        }
-    };
-    match ending {
-        None if text.trim().is_empty() => ToolOutput::ok("(no output: print the values you need)"),
-        None => ToolOutput::ok(text),
-        Some(ending) => ToolOutput::error(join(text, &format!("error: {ending}"))),
     }
 }
 

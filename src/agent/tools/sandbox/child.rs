@@ -1,10 +1,11 @@
 //! What the sandboxed child does between `fork` and `exec`: new namespaces, a minimal
-//! read-only root, a second fork into the new PID namespace, an unprivileged uid, and
-//! resource limits.
+//! read-only root, two more forks into the new PID namespace (see `keepers`), an
+//! unprivileged uid, and resource limits.
 //!
 //! Everything here runs in a forked copy of a multi-threaded process, so it only makes
 //! system calls on data prepared before the fork: no allocation, no locks.
 
+use super::keepers;
 use std::ffi::CString;
 use std::io;
 use std::ptr;
@@ -110,7 +111,8 @@ enum Route {
     UserNamespace,
 }
 
-fn check(result: libc::c_int) -> io::Result<()> {
+/// `Ok` for a successful system call, else the OS error.
+pub fn check(result: libc::c_int) -> io::Result<()> {
     if result < 0 {
         Err(io::Error::last_os_error())
     } else {
@@ -118,30 +120,32 @@ fn check(result: libc::c_int) -> io::Result<()> {
     }
 }
 
-/// Runs in the child after `fork`, before `exec`. Only the innermost process returns
-/// (`Ok` to exec Python); the process in between waits for it and exits with its status.
+/// Runs in the child after `fork`, before `exec`. Only the program's process returns
+/// (`Ok` to exec Python); the keeper and the init stay behind it (see `keepers`).
 pub fn enter(plan: &ChildPlan) -> io::Result<()> {
     // SAFETY: every call below is a plain system call on memory owned by `plan`, which the
     // parent built before forking; nothing allocates or takes a lock.
     unsafe {
         let unique_uid = plan.uid_base.saturating_add(libc::getpid().unsigned_abs());
-        let no_core = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        check(libc::setrlimit(libc::RLIMIT_CORE, &no_core))?;
+        // If the thread that started the run goes, the run goes with it.
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
+        set_limit(libc::RLIMIT_CORE, 0, 0)?;
         let route = create_namespaces(plan)?;
         build_root(plan)?;
-        fork_into_pid_namespace()?;
+        let watched = keepers::block_signals()?;
+        let status = keepers::status_pipe()?;
+        keepers::split_keeper(&watched, status)?;
         if route == Route::Privileged {
             check(libc::setgroups(0, ptr::null()))?;
             check(libc::setresgid(unique_uid, unique_uid, unique_uid))?;
             check(libc::setresuid(unique_uid, unique_uid, unique_uid))?;
         }
-        // After the uid change, which clears it: if the process in between dies, this one
-        // (PID 1 of the namespace, and with it every process in it) is killed.
+        // After the uid change, which clears it: if the keeper dies, the init (and with it
+        // every process of the namespace) is killed.
         check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
         check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        keepers::split_init(status[1])?;
+        keepers::unblock_signals(&watched)?;
         for &(resource, soft, hard) in &plan.limits {
             set_limit(resource, soft, hard)?;
         }
@@ -293,36 +297,5 @@ unsafe fn run_step(step: &Step, names: &Names) -> io::Result<()> {
                 options.as_ptr().cast(),
             )),
         }
-    }
-}
-
-/// Forks once more so the program runs as PID 1 of the new PID namespace. The parent of
-/// that fork closes its descriptors, waits, and exits as its child did; only the child
-/// returns.
-unsafe fn fork_into_pid_namespace() -> io::Result<()> {
-    // SAFETY: fork in a child that only makes system calls afterwards.
-    unsafe {
-        let child = libc::fork();
-        if child < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if child == 0 {
-            return Ok(());
-        }
-        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
-        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
-        let mut status = 0;
-        while libc::waitpid(child, &mut status, 0) < 0 {
-            if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                libc::_exit(127);
-            }
-        }
-        if libc::WIFSIGNALED(status) {
-            let signal = libc::WTERMSIG(status);
-            libc::signal(signal, libc::SIG_DFL);
-            libc::kill(libc::getpid(), signal);
-            libc::_exit(128 + signal);
-        }
-        libc::_exit(libc::WEXITSTATUS(status))
     }
 }

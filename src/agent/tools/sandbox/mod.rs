@@ -6,6 +6,7 @@
 //! Where namespaces cannot be made, nothing runs: the error says why.
 
 mod child;
+mod keepers;
 
 use super::process::{OutputLimits, ProcessRun, spawn_process};
 use child::{ChildPlan, Names, Rlimit, Step};
@@ -43,9 +44,10 @@ pub struct SandboxLimits {
     pub file_bytes: u64,
     /// Open file descriptors per process.
     pub open_files: u64,
-    /// Processes of the sandbox's uid (binds when run as root, where each run gets a uid
-    /// of its own; under a normal user it would count all of that user's processes, so it
-    /// is not set, and the PID namespace and the wall clock bound a fork bomb).
+    /// Processes of the sandbox's uid, the namespace's init included (binds when run as
+    /// root, where each run gets a uid of its own; under a normal user it would count all of
+    /// that user's processes, so it is not set, and the PID namespace and the wall clock
+    /// bound a fork bomb).
     pub processes: u64,
     /// Size of the writable tmpfs, in bytes.
     pub scratch_bytes: u64,
@@ -176,7 +178,9 @@ pub async fn run_sandboxed(
     unsafe {
         command.pre_exec(move || child::enter(&plan));
     }
-    let running = spawn_process(&mut command, b"").map_err(SandboxError::Unavailable)?;
+    let running = spawn_process(&mut command, b"")
+        .map_err(SandboxError::Unavailable)?
+        .stop_with(libc::SIGTERM);
     let pid_namespace = running.id().and_then(namespace_inode);
     let deadline = deadline.min(Instant::now() + limits.wall);
     let process = running.finish(limits.output, deadline).await?;

@@ -1,0 +1,8 @@
+//! Integration tests of the agent side: tools, sandbox, protocol, answers, tasks, rewards and
+//! process scores.
+
+mod agent {
+    mod calculator;
+    mod common;
+    mod sandbox;
+}
