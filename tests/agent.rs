@@ -4,5 +4,11 @@
 mod agent {
     mod calculator;
     mod common;
+    mod external;
+    mod prm;
+    mod protocol;
+    mod reward;
     mod sandbox;
+    mod search;
+    mod tasks;
 }

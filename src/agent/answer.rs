@@ -1,7 +1,7 @@
 //! Final answers: finding them in a policy's text (`Final Answer:`, GSM8K's `####`,
 //! `\boxed{}`) and comparing them with the ground truth exactly.
 
-use super::arith::{self, display, number};
+use super::arith::{self, exact_text, number};
 use num_rational::BigRational;
 
 /// How an answer was marked.
@@ -147,7 +147,7 @@ fn strip_latex(text: &str) -> String {
 /// Whether an answer matches the ground truth: exactly as numbers when the ground truth is
 /// a number, else as normalised text (case, punctuation and a leading article ignored).
 pub fn answers_match(answer: &str, ground_truth: &str) -> bool {
-    match arith::parse_number(ground_truth) {
+    match exact_value(ground_truth) {
         Some(expected) => answer_value(answer) == Some(expected),
         None => {
             let expected = normalise_text(ground_truth);
@@ -156,9 +156,21 @@ pub fn answers_match(answer: &str, ground_truth: &str) -> bool {
     }
 }
 
-/// A number written canonically (`30,000` → `30000`, `2.50` → `2.5`), for ground truths.
+/// The value of a text that is exactly one number or one fraction (`-1,250.5`, `3/4`).
+pub fn exact_value(text: &str) -> Option<BigRational> {
+    if let Some(value) = arith::parse_number(text) {
+        return Some(value);
+    }
+    let (numerator, denominator) = text.split_once('/')?;
+    let denominator = arith::parse_number(denominator)?;
+    let numerator = arith::parse_number(numerator)?;
+    (denominator != BigRational::from_integer(0.into())).then(|| numerator / denominator)
+}
+
+/// A number written canonically (`30,000` → `30000`, `2.50` → `2.5`, `6/8` → `3/4`), for
+/// ground truths.
 pub fn canonical_number(text: &str) -> Option<String> {
-    arith::parse_number(text).map(|value| display(&value))
+    exact_value(text).map(|value| exact_text(&value))
 }
 
 fn normalise_text(text: &str) -> String {

@@ -4,12 +4,13 @@
 //! the model writes 96). A step scores 1 when every check passes and half as much for each
 //! failure; the note names what failed.
 
+use super::answer::exact_value;
 use super::arith::{self, display};
 use super::claims::{Claim, Verdict, extract_claims};
 use super::protocol::check_stored_call;
 use crate::trajectory::{Message, Role, ScoreSource, StepScore, Trajectory};
 use num_rational::BigRational;
-use num_traits::{Signed, Zero};
+use num_traits::Signed;
 use serde_json::Value;
 
 /// The score of a step with this many failed checks.
@@ -117,16 +118,7 @@ impl StepCheck {
 /// The value of a tool result that is one number (`68`, `-1.25`, `2/3 (≈ 0.6667)`).
 fn result_value(result: &str) -> Option<BigRational> {
     let text = result.trim();
-    let head = text.split(" (≈").next().unwrap_or(text).trim();
-    if let Some(value) = arith::parse_number(head) {
-        return Some(value);
-    }
-    let (numerator, denominator) = head.split_once('/')?;
-    let denominator = arith::parse_number(denominator)?;
-    if denominator.is_zero() {
-        return None;
-    }
-    Some(arith::parse_number(numerator)? / denominator)
+    exact_value(text.split(" (≈").next().unwrap_or(text).trim())
 }
 
 /// Every number written in a text (not glued to letters), with its sign.

@@ -13,13 +13,25 @@ const APPROXIMATION_DIGITS: usize = 10;
 
 /// `42`, `0.3`, `-1.25`, or `2/3 (≈ 0.6666666667)`.
 pub fn display(value: &BigRational) -> String {
+    match terminating(value) {
+        Some(text) => text,
+        None => format!("{value} (≈ {})", approximate(value)),
+    }
+}
+
+/// `42`, `0.3`, `-1.25`, or `2/3`: exact, without an approximation.
+pub fn exact_text(value: &BigRational) -> String {
+    terminating(value).unwrap_or_else(|| value.to_string())
+}
+
+/// The value as an integer or a decimal, when it has a short exact one.
+fn terminating(value: &BigRational) -> Option<String> {
     if value.is_integer() {
-        return value.numer().to_string();
+        return Some(value.numer().to_string());
     }
-    match decimal_places(value.denom()) {
-        Some(places) if places <= MAX_DECIMAL_PLACES => fixed(value, places),
-        _ => format!("{value} (≈ {})", approximate(value)),
-    }
+    decimal_places(value.denom())
+        .filter(|&places| places <= MAX_DECIMAL_PLACES)
+        .map(|places| fixed(value, places))
 }
 
 /// The number of decimal places of `1/denominator` when it terminates (only 2s and 5s).

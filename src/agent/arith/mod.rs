@@ -6,7 +6,7 @@ mod format;
 mod lexer;
 mod parser;
 
-pub use format::{approximate, display, fixed};
+pub use format::{approximate, display, exact_text, fixed};
 pub use lexer::{Literal, Spanned, Token, number, token_at, tokenize};
 pub use parser::{Evaluated, MAX_BITS, PercentMode, evaluate};
 

@@ -62,6 +62,14 @@ fn ends_operand(token: &Token) -> bool {
     matches!(token, Token::Number(_) | Token::Close | Token::Percent)
 }
 
+/// Whether byte `pos` follows a lone `x` (as in `60 students x 2/3`, where the left
+/// operand is behind a word).
+fn after_word_x(line: &str, pos: usize) -> bool {
+    let head = line[..pos].trim_end();
+    head.strip_suffix(['x', 'X'])
+        .is_some_and(|rest| !rest.ends_with(|c: char| c.is_alphanumeric()))
+}
+
 /// Whether byte `pos` follows `<digit>:` (a clock time such as `6:48`).
 fn is_clock(line: &str, pos: usize) -> bool {
     line[..pos]
@@ -102,7 +110,7 @@ fn runs(line: &str) -> Vec<Run> {
                         ..ended
                     });
                 }
-                if current.tokens.is_empty() && is_clock(line, pos) {
+                if current.tokens.is_empty() && (is_clock(line, pos) || after_word_x(line, pos)) {
                     current.tainted = true;
                 }
                 current.tokens.push(Spanned {
