@@ -94,7 +94,7 @@ impl StepCheck {
         };
         self.checks += 1;
         let stated = numbers_in(turn);
-        if stated.iter().any(|number| *number == value) {
+        if stated.contains(&value) {
             return;
         }
         let result_digits = digits(&value);
@@ -130,17 +130,18 @@ fn numbers_in(text: &str) -> Vec<BigRational> {
             break;
         };
         let glued = text[..pos].ends_with(|c: char| c.is_alphanumeric() || c == '.');
-        if (c.is_ascii_digit() || c == '$') && !glued {
-            if let Some((literal, end)) = arith::number(text, pos) {
-                let negative = text[..pos].trim_end().ends_with(['-', '−']);
-                numbers.push(if negative {
-                    -literal.value
-                } else {
-                    literal.value
-                });
-                pos = end;
-                continue;
-            }
+        if (c.is_ascii_digit() || c == '$')
+            && !glued
+            && let Some((literal, end)) = arith::number(text, pos)
+        {
+            let negative = text[..pos].trim_end().ends_with(['-', '−']);
+            numbers.push(if negative {
+                -literal.value
+            } else {
+                literal.value
+            });
+            pos = end;
+            continue;
         }
         pos += c.len_utf8();
     }
@@ -203,10 +204,10 @@ pub fn rule_scores(trajectory: &Trajectory, tools: &[Value]) -> Vec<StepScore> {
             let mut check = StepCheck::default();
             let text = message.span_text(location.span);
             check.claims(text);
-            if location.span.is_none() {
-                if let Some(reasoning) = &message.reasoning {
-                    check.claims(reasoning);
-                }
+            if location.span.is_none()
+                && let Some(reasoning) = &message.reasoning
+            {
+                check.claims(reasoning);
             }
             if last_of_message {
                 check.tool_calls(message, tools);

@@ -93,9 +93,15 @@ impl CallBlock {
     /// malformed ones with whatever name could be read and the raw block text.
     pub fn to_tool_call(&self) -> ToolCall {
         let mut stored = match &self.call {
-            Ok(call) => {
-                ToolCall::from_json_arguments(&call.name, &Value::Object(call.arguments.clone()))
-            }
+            Ok(call) => ToolCall {
+                id: None,
+                name: call.name.clone(),
+                arguments: raw_member(&self.raw, "arguments").map_or_else(
+                    || Value::Object(call.arguments.clone()).to_string(),
+                    str::to_string,
+                ),
+                encoding: ArgumentsEncoding::Object,
+            },
             Err(_) => {
                 let parsed: Option<Value> = serde_json::from_str(&self.raw).ok();
                 let name = parsed
@@ -118,6 +124,33 @@ impl CallBlock {
         };
         stored.id = Some(self.id.clone());
         stored
+    }
+}
+
+/// The text of member `key` of a JSON object exactly as written (`None` when the text is
+/// not an object or has no such member).
+fn raw_member<'a>(object: &'a str, key: &str) -> Option<&'a str> {
+    let after_space = |from: usize| object.len() - object[from..].trim_start().len();
+    let value_end = |from: usize| {
+        let mut stream = serde_json::Deserializer::from_str(&object[from..]).into_iter::<Value>();
+        stream.next()?.ok()?;
+        Some(from + stream.byte_offset())
+    };
+    let after = |from: usize, punctuation: u8| {
+        let at = after_space(from);
+        (object.as_bytes().get(at) == Some(&punctuation)).then_some(at + 1)
+    };
+    let mut pos = after(0, b'{')?;
+    loop {
+        let key_start = after_space(pos);
+        let key_end = value_end(key_start)?;
+        let name: String = serde_json::from_str(&object[key_start..key_end]).ok()?;
+        let value_start = after_space(after(key_end, b':')?);
+        let end = value_end(value_start)?;
+        if name == key {
+            return Some(&object[value_start..end]);
+        }
+        pos = after(end, b',')?;
     }
 }
 
@@ -279,5 +312,22 @@ pub fn check_stored_call(call: &ToolCall, tools: &[Value]) -> Result<ValidCall, 
         Ok(valid)
     } else {
         check_call(valid, tools)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_read_as_written() {
+        let object = "{ \"na\\\"me\" : \"x}\" ,\n \"arguments\":{\"a\": [1, {\"b\": \"}\"}]}  }";
+        assert_eq!(
+            raw_member(object, "arguments"),
+            Some("{\"a\": [1, {\"b\": \"}\"}]}")
+        );
+        assert_eq!(raw_member(object, "na\"me"), Some("\"x}\""));
+        assert_eq!(raw_member(object, "missing"), None);
+        assert_eq!(raw_member("[1]", "arguments"), None);
     }
 }

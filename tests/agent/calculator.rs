@@ -194,3 +194,41 @@ fn the_registry_times_calls_and_counts_failures() {
     assert_eq!(message.name.as_deref(), Some("calculator"));
     assert!(message.latency_ms.is_some());
 }
+
+#[test]
+fn calls_run_concurrently_from_spawned_tasks() {
+    use rollscope::agent::protocol::parse_turn;
+    use rollscope::agent::tools::{PythonTool, SandboxLimits};
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::new(Calculator::new())).unwrap();
+    registry
+        .register(Arc::new(PythonTool::new(SandboxLimits::default())))
+        .unwrap();
+    let registry = Arc::new(registry);
+    let runtime = runtime();
+    let handles: Vec<_> = (0..24)
+        .map(|n| {
+            let registry = Arc::clone(&registry);
+            let text = if n % 6 == 0 {
+                format!("<tool_call>{{\"name\": \"python\", \"arguments\": {{\"code\": \"print({n} * {n})\"}}}}</tool_call>")
+            } else {
+                format!("<tool_call>{{\"name\": \"calculator\", \"arguments\": {{\"expression\": \"{n}*{n}\"}}}}</tool_call>")
+            };
+            runtime.spawn(async move {
+                let turn = parse_turn(&text, &registry.specs(), n);
+                registry.execute(&turn.calls[0], in_seconds(60)).await
+            })
+        })
+        .collect();
+    for (n, handle) in handles.into_iter().enumerate() {
+        let observation = runtime.block_on(handle).unwrap();
+        assert_eq!(
+            observation.text.trim(),
+            (n * n).to_string(),
+            "{observation:?}"
+        );
+    }
+    let stats = registry.stats();
+    assert_eq!(stats["calculator"].calls, 20);
+    assert_eq!(stats["python"].calls, 4);
+}

@@ -38,6 +38,10 @@ fn several_calls_with_text_around_them() {
         message.tool_calls[1].parsed_arguments(),
         Some(json!({"query": "Mount Vimviand", "k": 2}))
     );
+    assert_eq!(
+        message.tool_calls[1].arguments, "{\"query\": \"Mount Vimviand\", \"k\": 2}",
+        "the arguments are kept as the model wrote them"
+    );
 }
 
 #[test]

@@ -46,7 +46,7 @@ fn with_separators(number: &str) -> String {
     let digits: Vec<char> = number.chars().collect();
     let mut out = String::new();
     for (index, digit) in digits.iter().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(*digit);

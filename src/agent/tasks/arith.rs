@@ -163,7 +163,7 @@ impl Story {
         let sentence = match self.rng.range(0, 2) {
             0 => format!(
                 "{} also owns {number} {other}.",
-                capitalise(*self.rng.pick(&FRIENDS))
+                capitalise(self.rng.pick::<&str>(&FRIENDS))
             ),
             1 => format!("The shop is {number} metres from {}'s home.", self.name),
             _ => format!("Last year {} had {number} {other}.", self.name),
@@ -195,17 +195,20 @@ impl Story {
                 let size = self.rng.range(2, small);
                 self.packs(count, size);
             }
-            4 if (2..=9).any(|parts| self.total % parts == 0 && self.total > parts) => {
+            4 if (2..=9).any(|parts| self.total.is_multiple_of(parts) && self.total > parts) => {
                 let choices: Vec<u64> = (2..=9)
-                    .filter(|parts| self.total % parts == 0 && self.total > *parts)
+                    .filter(|parts| self.total.is_multiple_of(*parts) && self.total > *parts)
                     .collect();
                 let parts = *self.rng.pick(&choices);
                 self.share(parts);
             }
-            5 if [10, 20, 25, 50].iter().any(|p| self.total * p % 100 == 0) => {
+            5 if [10, 20, 25, 50]
+                .iter()
+                .any(|p| (self.total * p).is_multiple_of(100)) =>
+            {
                 let choices: Vec<u64> = [10, 20, 25, 50]
                     .into_iter()
-                    .filter(|p| self.total * p % 100 == 0)
+                    .filter(|p| (self.total * p).is_multiple_of(100))
                     .collect();
                 let percent = *self.rng.pick(&choices);
                 self.sell_percent(percent);

@@ -20,7 +20,7 @@ pub use process::{
 };
 pub use python::PythonTool;
 pub use registry::{ToolObservation, ToolRegistry, ToolStats};
-pub use sandbox::{PythonInstall, SandboxLimits, SandboxRun, run_sandboxed};
+pub use sandbox::{PythonInstall, SandboxError, SandboxLimits, SandboxRun, run_sandboxed};
 pub use search::SearchTool;
 
 use serde_json::{Map, Value, json};

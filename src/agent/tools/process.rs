@@ -115,10 +115,11 @@ impl RunningProcess {
         let mut drain_until: Option<tokio::time::Instant> = None;
         let deadline = tokio::time::Instant::from_std(deadline);
         let end = loop {
-            if stdout.done && stderr.done {
-                if let Some(status) = exit {
-                    break status_end(status);
-                }
+            if stdout.done
+                && stderr.done
+                && let Some(status) = exit
+            {
+                break status_end(status);
             }
             if stdout.captured.total + stderr.captured.total > limits.kill_after_bytes {
                 break ProcessEnd::OutputLimit;
@@ -139,15 +140,15 @@ impl RunningProcess {
                 }
             }
         };
-        if let (None, Some(signal), Some(pid)) = (exit, self.stop_signal, group) {
-            if let Ok(pid) = libc::pid_t::try_from(pid) {
-                // SAFETY: kill only sends a signal to our own child.
-                unsafe {
-                    libc::kill(pid, signal);
-                }
-                if let Ok(status) = tokio::time::timeout(STOP_GRACE, self.child.wait()).await {
-                    exit = Some(status?);
-                }
+        if let (None, Some(signal), Some(pid)) = (exit, self.stop_signal, group)
+            && let Ok(pid) = libc::pid_t::try_from(pid)
+        {
+            // SAFETY: kill only sends a signal to our own child.
+            unsafe {
+                libc::kill(pid, signal);
+            }
+            if let Ok(status) = tokio::time::timeout(STOP_GRACE, self.child.wait()).await {
+                exit = Some(status?);
             }
         }
         kill_group(group);
