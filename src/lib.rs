@@ -1,5 +1,6 @@
 //! Rollscope: a terminal workbench for agentic reinforcement learning on language models.
 
+pub mod agent;
 pub mod cli;
 pub mod formats;
 pub mod ingest;

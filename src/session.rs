@@ -1,6 +1,9 @@
 //! Sessions: a folder per session under the sessions root, with its config, store, models,
 //! runs and exports.
 
+use crate::agent::reward::RewardConfig;
+use crate::agent::tools::ExternalToolConfig;
+use crate::agent::verifier::ExternalVerifierConfig;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -102,6 +105,14 @@ pub struct SessionConfig {
     pub model: Option<PathBuf>,
     /// Who annotations are attributed to (default: `$USER`).
     pub annotator: Option<String>,
+    /// Weights of the built-in outcome reward components (`[reward]`).
+    pub reward: RewardConfig,
+    /// External tools the policy may call, answered by commands (`[[tools]]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ExternalToolConfig>,
+    /// External verifiers whose scores join the outcome reward (`[[verifiers]]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub verifiers: Vec<ExternalVerifierConfig>,
 }
 
 impl SessionConfig {
@@ -117,5 +128,64 @@ impl SessionConfig {
             }
         };
         toml::from_str(&text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::tools::CommandLine;
+
+    #[test]
+    fn tools_verifiers_and_reward_weights_parse() {
+        let text = r#"
+theme = "dark"
+
+[reward]
+format = 0.2
+length_budget = 512
+
+[[tools]]
+name = "weather"
+description = "Today's weather in a city."
+parameters = { type = "object", properties = { city = { type = "string" } }, required = ["city"] }
+command = ["python3", "tools/weather.py"]
+timeout_ms = 5000
+
+[[tools]]
+name = "echo"
+command = "cat"
+
+[[verifiers]]
+name = "units"
+command = "sh verify.sh"
+weight = 0.5
+"#;
+        let config: SessionConfig = toml::from_str(text).unwrap();
+        assert_eq!(config.reward.format, 0.2);
+        assert_eq!(config.reward.correct, 1.0);
+        assert_eq!(config.reward.length_budget, 512);
+        assert_eq!(config.tools.len(), 2);
+        let weather = &config.tools[0];
+        assert_eq!(
+            weather.command,
+            CommandLine::Argv(vec!["python3".into(), "tools/weather.py".into()])
+        );
+        assert_eq!(weather.parameters["required"][0], "city");
+        assert_eq!(weather.timeout_ms, 5000);
+        assert_eq!(config.tools[1].command, CommandLine::Shell("cat".into()));
+        assert_eq!(config.tools[1].timeout_ms, 10_000);
+        assert_eq!(config.verifiers[0].weight, 0.5);
+        let back: SessionConfig = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
+        assert_eq!(back, config);
+    }
+
+    #[test]
+    fn a_misspelt_tool_field_is_named() {
+        let text = "[[tools]]\nname = \"x\"\ncommand = \"cat\"\ntimeout = 5\n";
+        let error = toml::from_str::<SessionConfig>(text)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("timeout"), "{error}");
     }
 }

@@ -70,6 +70,13 @@ pub struct TasksArgs {
     /// At most this many.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// List a task set instead of the session's tasks: gsm8k, arith[:LEVEL][:train|eval],
+    /// lookup[:LEVEL][:train|eval], or a task file.
+    #[arg(long, value_name = "SPEC")]
+    pub set: Option<String>,
+    /// The seed of generated task sets.
+    #[arg(long, default_value_t = 0, requires = "set")]
+    pub seed: u64,
 }
 
 /// Arguments of `rollscope delete`.
@@ -262,9 +269,11 @@ pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
 
 /// `rollscope tasks`.
 pub fn tasks(cli: &Cli, args: &TasksArgs) -> anyhow::Result<()> {
-    let store = cli.open_store()?;
-    let tasks: Vec<_> = store
-        .tasks()?
+    let all = match &args.set {
+        Some(spec) => super::agent::task_set(spec, args.limit, args.seed)?,
+        None => cli.open_store()?.tasks()?,
+    };
+    let tasks: Vec<_> = all
         .into_iter()
         .filter(|task| {
             args.source

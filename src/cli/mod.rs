@@ -1,5 +1,6 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
+mod agent;
 mod bench;
 mod bench_model;
 mod bench_store;
@@ -50,7 +51,9 @@ Examples:
   rollscope list --fail --unlabelled            the badcase queue
   rollscope show 1f3a                           a trajectory, turn by turn
   rollscope label 1f3a --turn 2 --kind calculation
-  rollscope export --format openai --pass -o sft.jsonl";
+  rollscope export --format openai --pass -o sft.jsonl
+  rollscope tool calculator '{\"expression\": \"0.1+0.2\"}'
+  rollscope tasks --set arith:3 --limit 5       generated tasks, difficulty 3";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -87,6 +90,10 @@ pub enum Command {
     /// Measure speed and memory: `bench store`, `bench model`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
+    Tool(agent::ToolArgs),
+    /// Check the arithmetic claims of GSM8K-shaped solutions exactly.
+    Claims(agent::ClaimsArgs),
 }
 
 impl Cli {
@@ -123,5 +130,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Generate(args)) => model::generate_command(&cli, args),
         Some(Command::Score(args)) => score::score(&cli, args),
         Some(Command::Bench(command)) => bench::run(&cli, command),
+        Some(Command::Tool(args)) => agent::tool(&cli, args),
+        Some(Command::Claims(args)) => agent::claims(&cli, args),
     }
 }

@@ -1,0 +1,201 @@
+//! Task sets: GSM8K, generated arithmetic word problems, lookup questions over the shipped
+//! collection, and task files; named on the command line by a spec such as `arith:3`.
+//!
+//! Generated and derived sets are split into train and eval by a hash of each question's
+//! text, so the same problem can never be in both, whatever the seed.
+
+pub mod arith;
+mod file;
+pub mod gsm8k;
+pub mod lookup;
+mod rng;
+
+pub use file::load as load_file;
+pub use rng::{SplitMix64, stable_hash};
+
+use crate::agent::tools::builtin_spec;
+use crate::trajectory::{Message, Role, Task};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// The system message of built-in tasks.
+pub const INSTRUCTIONS: &str = "Solve the problem step by step. You may call the tools offered; each result comes back to you before you continue. Check every calculation. When you are done, write the answer on its own line as `Final Answer: <answer>`.";
+/// Share of a generated set held out for evaluation, in percent.
+pub const EVAL_PERCENT: u64 = 20;
+/// Tasks generated when no limit is given.
+pub const DEFAULT_GENERATED: usize = 100;
+
+/// Which part of a generated or derived set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Tasks to train on (the default).
+    Train,
+    /// Held-out tasks, never in `Train`.
+    Eval,
+}
+
+impl Split {
+    /// The split a question belongs to (by a stable hash of its text).
+    pub fn of(question: &str) -> Self {
+        if stable_hash(question) % 100 < EVAL_PERCENT {
+            Self::Eval
+        } else {
+            Self::Train
+        }
+    }
+}
+
+/// A task set named on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TaskSetSpec {
+    /// `gsm8k`: the shipped GSM8K test split.
+    Gsm8k,
+    /// `arith[:LEVEL][:train|eval]`: generated word problems (all levels in turn when no
+    /// level is given).
+    Arith {
+        /// Difficulty 1–5, or all in turn.
+        level: Option<u32>,
+        /// Train or eval.
+        split: Split,
+    },
+    /// `lookup[:LEVEL][:train|eval]`: questions over the shipped collection.
+    Lookup {
+        /// Difficulty 1–3, or all.
+        level: Option<u32>,
+        /// Train or eval.
+        split: Split,
+    },
+    /// A task file: our task JSONL or GSM8K-shaped rows.
+    File(PathBuf),
+}
+
+const SPEC_HELP: &str = "use gsm8k, arith[:LEVEL][:train|eval], lookup[:LEVEL][:train|eval], or the path of a .jsonl task file";
+
+impl FromStr for TaskSetSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut parts = text.split(':');
+        let head = parts.next().unwrap_or("");
+        let generated = matches!(head, "arith" | "lookup");
+        if !generated {
+            if text == "gsm8k" {
+                return Ok(Self::Gsm8k);
+            }
+            let path = PathBuf::from(text);
+            if path.is_file() {
+                return Ok(Self::File(path));
+            }
+            return Err(format!(
+                "`{text}` is neither a task set nor a file; {SPEC_HELP}"
+            ));
+        }
+        let (mut level, mut split) = (None, Split::Train);
+        for part in parts {
+            match part {
+                "train" => split = Split::Train,
+                "eval" => split = Split::Eval,
+                number => {
+                    let max = if head == "arith" { arith::MAX_LEVEL } else { 3 };
+                    let parsed = number.parse::<u32>().ok().filter(|n| (1..=max).contains(n));
+                    level = Some(parsed.ok_or_else(|| {
+                        format!("`{number}` in `{text}` is not a level (1 to {max}) or train/eval")
+                    })?);
+                }
+            }
+        }
+        Ok(if head == "arith" {
+            Self::Arith { level, split }
+        } else {
+            Self::Lookup { level, split }
+        })
+    }
+}
+
+impl fmt::Display for TaskSetSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let generated = |f: &mut fmt::Formatter<'_>, name: &str, level: &Option<u32>, split| {
+            write!(f, "{name}")?;
+            if let Some(level) = level {
+                write!(f, ":{level}")?;
+            }
+            if split == Split::Eval {
+                write!(f, ":eval")?;
+            }
+            Ok(())
+        };
+        match self {
+            Self::Gsm8k => write!(f, "gsm8k"),
+            Self::Arith { level, split } => generated(f, "arith", level, *split),
+            Self::Lookup { level, split } => generated(f, "lookup", level, *split),
+            Self::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+impl TaskSetSpec {
+    /// The tasks, at most `limit` (generated sets make `DEFAULT_GENERATED` when `None`);
+    /// `seed` chooses the generated problems.
+    pub fn load(&self, limit: Option<usize>, seed: u64) -> anyhow::Result<Vec<Task>> {
+        let cap = limit.unwrap_or(usize::MAX);
+        let mut tasks = match self {
+            Self::Gsm8k => gsm8k::shipped_test()?.into_iter().take(cap).collect(),
+            Self::File(path) => load_file(path)?.into_iter().take(cap).collect(),
+            Self::Arith { level, split } => {
+                generate_arith(*level, *split, seed, limit.unwrap_or(DEFAULT_GENERATED))
+            }
+            Self::Lookup { level, split } => lookup::shipped()?
+                .into_iter()
+                .filter(|task| level.is_none_or(|level| task.difficulty == Some(level)))
+                .filter(|task| Split::of(task.question()) == *split)
+                .take(cap)
+                .collect(),
+        };
+        let tools: &[&str] = match self {
+            Self::Lookup { .. } => &["search", "calculator"],
+            Self::File(_) => &[],
+            _ => &["calculator", "python"],
+        };
+        for task in &mut tasks {
+            prepare(task, tools);
+        }
+        Ok(tasks)
+    }
+}
+
+/// `count` generated problems of one split: level `level`, or levels 1–5 in turn.
+pub fn generate_arith(level: Option<u32>, split: Split, seed: u64, count: usize) -> Vec<Task> {
+    let mut tasks = Vec::with_capacity(count);
+    let mut position = 0u64;
+    while tasks.len() < count {
+        let (task_level, index) = match level {
+            Some(level) => (level, position),
+            None => (
+                1 + (position % u64::from(arith::MAX_LEVEL)) as u32,
+                position / 5,
+            ),
+        };
+        let task = arith::generate(seed, task_level, index);
+        if Split::of(task.question()) == split {
+            tasks.push(task);
+        }
+        position += 1;
+    }
+    tasks
+}
+
+/// Gives a built-in task its system instructions and tool specs (task files keep theirs).
+fn prepare(task: &mut Task, tools: &[&str]) {
+    if !task
+        .prompt
+        .iter()
+        .any(|message| message.role == Role::System)
+        && !tools.is_empty()
+    {
+        task.prompt.insert(0, Message::system(INSTRUCTIONS));
+    }
+    if task.tools.is_empty() {
+        task.tools = tools.iter().filter_map(|name| builtin_spec(name)).collect();
+    }
+}

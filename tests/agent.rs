@@ -1,0 +1,14 @@
+//! Integration tests of the agent side: tools, sandbox, protocol, answers, tasks, rewards and
+//! process scores.
+
+mod agent {
+    mod calculator;
+    mod common;
+    mod external;
+    mod prm;
+    mod protocol;
+    mod reward;
+    mod sandbox;
+    mod search;
+    mod tasks;
+}
