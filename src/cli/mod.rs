@@ -1,9 +1,11 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
+mod bench;
 mod data;
 mod filter_args;
 mod inspect;
 mod output;
+mod tui;
 
 use crate::session::{self, SessionPaths};
 use crate::store::Store;
@@ -69,6 +71,13 @@ pub enum Command {
     Stats(data::StatsArgs),
     /// List the sessions under the sessions root.
     Sessions,
+    /// Open the terminal UI (also what `rollscope` alone does).
+    Tui,
+    /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
+    DemoData(tui::DemoDataArgs),
+    /// Run a benchmark.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
 }
 
 impl Cli {
@@ -89,7 +98,7 @@ impl Cli {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
-        None => anyhow::bail!("the TUI is not part of this build yet; see `rollscope --help`"),
+        None | Some(Command::Tui) => tui::tui(&cli),
         Some(Command::Import(args)) => data::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),
@@ -100,5 +109,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Label(args)) => inspect::label(&cli, args),
         Some(Command::Stats(args)) => data::stats(&cli, args),
         Some(Command::Sessions) => data::sessions(&cli),
+        Some(Command::DemoData(args)) => tui::demo_data(&cli, args),
+        Some(Command::Bench(command)) => bench::run(&cli, command),
     }
 }

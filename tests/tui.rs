@@ -1,0 +1,18 @@
+//! The terminal UI: update tests (messages in, state and commands out), snapshots of every
+//! view, small terminals and hostile content, themes and keymaps, and the engine through
+//! its real channels against a store in a temporary folder.
+
+#[path = "tui/common.rs"]
+mod common;
+#[path = "tui/engine.rs"]
+mod engine;
+#[path = "tui/robust.rs"]
+mod robust;
+#[path = "tui/settings.rs"]
+mod settings;
+#[path = "tui/snapshots.rs"]
+mod snapshots;
+#[path = "tui/update_annotate.rs"]
+mod update_annotate;
+#[path = "tui/update_nav.rs"]
+mod update_nav;
