@@ -2,6 +2,8 @@
 //! view, small terminals and hostile content, themes and keymaps, and the engine through
 //! its real channels against a store in a temporary folder.
 
+#[path = "tui/cli.rs"]
+mod cli;
 #[path = "tui/common.rs"]
 mod common;
 #[path = "tui/engine.rs"]
