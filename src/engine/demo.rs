@@ -122,7 +122,7 @@ fn metrics_row(step: u64, rows: &[(f64, bool, u32, u64)]) -> MetricsRow {
         180.0 - 40.0 * (1.0 - (-t / 25.0).exp()) + 6.0 * wobble,
     );
     values.insert("learning_rate".to_string(), 1e-6);
-    if step % 10 == 0 {
+    if step.is_multiple_of(10) {
         values.insert(
             "eval/accuracy".to_string(),
             0.45 + 0.2 * (1.0 - (-t / 40.0).exp()),

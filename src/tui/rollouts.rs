@@ -59,7 +59,7 @@ impl RolloutsState {
     /// Starts a new listing: forgets the rows and asks for the first window.
     pub fn relist(&mut self, listing: Listing, tags: &mut Tags) -> Command {
         self.listing = listing;
-        self.tag = tags.next();
+        self.tag = tags.fresh();
         self.matching = None;
         self.start = 0;
         self.rows.clear();
@@ -157,7 +157,7 @@ impl RolloutsState {
             && self.preview_id != Some(id)
         {
             self.preview_id = Some(id);
-            self.preview_tag = tags.next();
+            self.preview_tag = tags.fresh();
             commands.push(Command::LoadTrajectory {
                 tag: self.preview_tag,
                 id,

@@ -10,7 +10,7 @@ pub struct Tags {
 
 impl Tags {
     /// A tag not handed out before.
-    pub fn next(&mut self) -> Tag {
+    pub fn fresh(&mut self) -> Tag {
         self.last += 1;
         Tag(self.last)
     }

@@ -282,7 +282,7 @@ impl App {
         if self.screen() != Screen::Trajectory {
             self.screens.push(Screen::Trajectory);
         }
-        let tag = self.tags.next();
+        let tag = self.tags.fresh();
         self.trajectory.start_loading(id, tag);
         let preview = self
             .rollouts
@@ -303,7 +303,7 @@ impl App {
         if self.screen() != Screen::Group {
             self.screens.push(Screen::Group);
         }
-        let tag = self.tags.next();
+        let tag = self.tags.fresh();
         self.group.start_loading(key.clone(), tag);
         vec![Command::LoadGroup { tag, key }]
     }

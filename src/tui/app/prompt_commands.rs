@@ -64,7 +64,7 @@ impl App {
                 Vec::new()
             }
             "open" | "o" if !rest.is_empty() => {
-                let tag = self.tags.next();
+                let tag = self.tags.fresh();
                 self.pending_open = Some(tag);
                 vec![Command::Locate {
                     tag,
@@ -73,7 +73,7 @@ impl App {
                 }]
             }
             "goto" | "g" if !rest.is_empty() => {
-                let tag = self.tags.next();
+                let tag = self.tags.fresh();
                 self.pending_goto = Some(tag);
                 vec![Command::Locate {
                     tag,
