@@ -6,6 +6,8 @@
 mod cli;
 #[path = "tui/common.rs"]
 mod common;
+#[path = "tui/content.rs"]
+mod content;
 #[path = "tui/engine.rs"]
 mod engine;
 #[path = "tui/robust.rs"]

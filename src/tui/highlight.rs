@@ -94,24 +94,34 @@ fn push_piece(pieces: &mut RichLine, tone: Tone, text: &str) {
     }
 }
 
-/// The tone of the innermost scope that names one.
+/// The tone of a scope stack: comments, keys and strings win over the punctuation inside
+/// them; otherwise the innermost scope that names a tone.
 fn tone_of(stack: &ScopeStack) -> Tone {
     let names: Vec<String> = stack
         .as_slice()
         .iter()
         .map(|scope| scope.build_string())
         .collect();
-    if names.iter().any(|name| {
-        name.starts_with("meta.mapping.key") || name.starts_with("support.type.property-name")
-    }) {
+    let any = |prefixes: &[&str]| {
+        names
+            .iter()
+            .any(|name| prefixes.iter().any(|prefix| name.starts_with(prefix)))
+    };
+    if any(&["comment"]) {
+        return Tone::CodeComment;
+    }
+    if any(&[
+        "meta.mapping.key",
+        "meta.structure.dictionary.key",
+        "support.type.property-name",
+    ]) {
         return Tone::CodeKey;
     }
+    if any(&["string"]) {
+        return Tone::CodeString;
+    }
     for name in names.iter().rev() {
-        let tone = if name.starts_with("comment") {
-            Tone::CodeComment
-        } else if name.starts_with("string") {
-            Tone::CodeString
-        } else if name.starts_with("constant") {
+        let tone = if name.starts_with("constant") {
             Tone::CodeNumber
         } else if name.starts_with("keyword") || name.starts_with("storage") {
             Tone::CodeKeyword

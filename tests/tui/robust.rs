@@ -232,3 +232,68 @@ fn an_empty_store_says_how_to_fill_it() {
     assert!(screen.contains("the store is empty"));
     every_view(&mut app, &mut |_, _, _| {});
 }
+
+/// Draws the app and returns the style of the first cell of the first occurrence of `text`.
+fn style_of(app: &App, text: &str) -> ratatui::style::Style {
+    style_at(app, text, 0)
+}
+
+/// The style of the cell `below` rows under the first cell of `text`.
+fn style_at(app: &App, text: &str, below: u16) -> ratatui::style::Style {
+    let size = app.viewport;
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(size.width, size.height))
+            .unwrap();
+    terminal
+        .draw(|frame| rollscope::tui::view::draw(frame, app))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    for y in 0..size.height {
+        let row: String = (0..size.width)
+            .map(|x| buffer[(x, y)].symbol().to_string())
+            .collect();
+        if let Some(byte) = row.find(text) {
+            let x = row[..byte].chars().count() as u16;
+            return buffer[(x, y + below)].style();
+        }
+    }
+    panic!("`{text}` is not on screen");
+}
+
+#[test]
+fn roles_reach_the_screen_in_the_theme_colours() {
+    use ratatui::style::Modifier;
+    let mut app = listed_app(64, 64);
+    let theme = app.theme.clone();
+    assert_eq!(
+        style_of(&app, "bc07cdd0").bg,
+        Some(theme.selection_bg),
+        "the cursor row is selected"
+    );
+    assert_eq!(style_of(&app, "understanding?").fg, Some(theme.suggested));
+    assert!(
+        style_of(&app, "understanding?")
+            .add_modifier
+            .contains(Modifier::ITALIC)
+    );
+    act(&mut app, &[Action::Open, Action::Right]);
+    assert_eq!(
+        style_at(&app, "─ observation", 1).fg,
+        Some(theme.dim),
+        "observations are dim: not trained"
+    );
+    let failed = (0..64)
+        .find(|&index| trajectory(index).has_confirmed_error(None))
+        .unwrap();
+    let mut app = listed_app(64, 64);
+    let commands = act(&mut app, &vec![Action::Down; failed as usize]);
+    let pruned = app.prune(commands);
+    answer_preview(&mut app, &pruned);
+    let kind = trajectory(failed).labels[0].kind.to_string();
+    let style = style_of(&app, &format!("{kind} "));
+    assert_eq!(style.fg, Some(theme.confirmed));
+    assert!(
+        style.add_modifier.contains(Modifier::BOLD),
+        "confirmed labels are bold"
+    );
+}

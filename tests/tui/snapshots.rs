@@ -98,3 +98,11 @@ fn tiny_terminal() {
     live.act(&[Action::Open]);
     snapshot("tiny_trajectory", &live.app);
 }
+
+#[test]
+fn trajectory_with_python_reasoning_and_a_failed_tool() {
+    let mut app = crate::content::opened(crate::content::tool_user(), 100, 30);
+    snapshot("trajectory_python", &app);
+    act(&mut app, &[Action::Right, Action::Right]);
+    snapshot("trajectory_failed_tool", &app);
+}

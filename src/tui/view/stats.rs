@@ -41,11 +41,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     let [kinds, versions] =
         Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(area);
-    draw_kinds(frame, kinds, theme, overview, app.insights.stale);
+    let stale = app
+        .insights
+        .stale
+        .then(|| app.keymap.first_key(crate::tui::action::Action::Refresh));
+    draw_kinds(frame, kinds, theme, overview, stale);
     draw_versions(frame, versions, theme, overview, app.insights.scroll);
 }
 
-fn draw_kinds(frame: &mut Frame, area: Rect, theme: &Theme, overview: &Overview, stale: bool) {
+fn draw_kinds(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    overview: &Overview,
+    stale: Option<String>,
+) {
     let width = usize::from(area.width.saturating_sub(40) / 2).max(1);
     let max = overview
         .kinds
@@ -85,11 +95,9 @@ fn draw_kinds(frame: &mut Frame, area: Rect, theme: &Theme, overview: &Overview,
         thousands(overview.trajectories),
         thousands(overview.passed),
         thousands(overview.failed),
-        if stale {
-            " · labels changed: ctrl-r recounts"
-        } else {
-            ""
-        }
+        stale.map_or(String::new(), |key| format!(
+            " · labels changed: {key} recounts"
+        ))
     );
     frame.render_widget(
         Paragraph::new(lines).block(pane(
