@@ -25,8 +25,10 @@ pub struct TokenCursor {
     pub index: usize,
     /// What tokens are shaded by.
     pub heat: Heat,
-    /// Tokens per row, as last drawn (for moving by rows).
+    /// Tokens per row at the current width (for moving by rows); 0 until measured.
     pub per_row: usize,
+    /// Columns per token cell at the current width; 0 until measured.
+    pub cell: usize,
 }
 
 /// A loaded trajectory with its prepared content.

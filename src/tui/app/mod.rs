@@ -323,7 +323,7 @@ impl App {
             .and_then(|open| open.trajectory().token_trace.as_ref())
             .map(|trace| trace.token_ids.as_slice());
         if let (Some(cursor), Some(ids)) = (&mut self.trajectory.tokens, ids) {
-            cursor.per_row = token_text::grid(ids, self.token_text.as_ref(), width).1;
+            (cursor.cell, cursor.per_row) = token_text::grid(ids, self.token_text.as_ref(), width);
         }
     }
 

@@ -40,7 +40,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     };
     let cursor = app.trajectory.tokens.unwrap_or_default();
     let inner_width = usize::from(area.width.saturating_sub(2));
-    let (cell, per_row) = grid(&trace.token_ids, app.token_text.as_ref(), inner_width);
+    let (cell, per_row) = if cursor.cell > 0 && cursor.per_row > 0 {
+        (cursor.cell, cursor.per_row)
+    } else {
+        grid(&trace.token_ids, app.token_text.as_ref(), inner_width)
+    };
     let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let index = cursor.index.min(trace.len().saturating_sub(1));
     let top_row = (index / per_row) / rows * rows;
