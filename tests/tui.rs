@@ -20,3 +20,5 @@ mod snapshots;
 mod update_annotate;
 #[path = "tui/update_nav.rs"]
 mod update_nav;
+#[path = "tui/update_views.rs"]
+mod update_views;
