@@ -89,9 +89,14 @@ fn event_loop(
         .spawn(move || {
             for update in updates {
                 if engine_sender.send(Msg::Engine(update)).is_err() {
-                    break;
+                    return;
                 }
             }
+            let _ = engine_sender.send(Msg::Engine(crate::engine::Update::Failed {
+                tag: None,
+                during: "engine",
+                message: "the engine thread stopped; nothing more is loaded or saved: quit and reopen the session".into(),
+            }));
         })?;
     std::thread::Builder::new()
         .name("rollscope-input".into())
