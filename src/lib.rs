@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod engine;
 pub mod formats;
 pub mod ingest;
 pub mod model;
@@ -11,3 +12,4 @@ pub mod synthetic;
 pub mod text;
 pub mod train;
 pub mod trajectory;
+pub mod tui;

@@ -161,7 +161,7 @@ pub fn trajectory(index: u64, spec: &SyntheticSpec) -> Trajectory {
             time: 1_700_000_000_000 + index as i64,
         });
     }
-    if spec.trace_every > 0 && index % spec.trace_every == 0 {
+    if spec.trace_every > 0 && index.is_multiple_of(spec.trace_every) {
         trajectory.token_trace = Some(trace(&mut rng, spec.trace_tokens));
     }
     trajectory

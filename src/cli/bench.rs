@@ -1,8 +1,9 @@
-//! `rollscope bench …`: measured figures for the store and the model.
+//! `rollscope bench …`: measured figures for the store, the model and the TUI.
 
 use super::Cli;
 use super::bench_model::{BenchModelArgs, bench_model};
 use super::bench_store::{StoreBenchArgs, bench_store};
+use super::bench_tui::{TuiBenchArgs, bench_tui};
 use clap::Subcommand;
 
 /// What to benchmark.
@@ -13,6 +14,8 @@ pub enum BenchCommand {
     Store(StoreBenchArgs),
     /// Greedy decoding tokens/s (batch 1 and batch 8) and one training step.
     Model(BenchModelArgs),
+    /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
+    Tui(TuiBenchArgs),
 }
 
 /// Runs a benchmark.
@@ -20,5 +23,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
     match command {
         BenchCommand::Store(args) => bench_store(cli.json, args),
         BenchCommand::Model(args) => bench_model(cli, args),
+        BenchCommand::Tui(args) => bench_tui(cli, args),
     }
 }

@@ -4,12 +4,14 @@ mod agent;
 mod bench;
 mod bench_model;
 mod bench_store;
+mod bench_tui;
 mod data;
 mod filter_args;
 mod inspect;
 mod model;
 mod output;
 mod score;
+mod tui;
 mod watch;
 
 use crate::session::{self, SessionPaths};
@@ -87,13 +89,17 @@ pub enum Command {
     Generate(model::GenerateArgs),
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
-    /// Measure speed and memory: `bench store`, `bench model`.
+    /// Measure speed and memory: `bench store`, `bench model`, `bench tui`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
     Tool(agent::ToolArgs),
     /// Check the arithmetic claims of GSM8K-shaped solutions exactly.
     Claims(agent::ClaimsArgs),
+    /// Open the terminal UI (also what `rollscope` alone does).
+    Tui,
+    /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
+    DemoData(tui::DemoDataArgs),
 }
 
 impl Cli {
@@ -114,7 +120,7 @@ impl Cli {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
-        None => anyhow::bail!("the TUI is not part of this build yet; see `rollscope --help`"),
+        None | Some(Command::Tui) => tui::tui(&cli),
         Some(Command::Import(args)) => data::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),
@@ -132,5 +138,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bench(command)) => bench::run(&cli, command),
         Some(Command::Tool(args)) => agent::tool(&cli, args),
         Some(Command::Claims(args)) => agent::claims(&cli, args),
+        Some(Command::DemoData(args)) => tui::demo_data(&cli, args),
     }
 }

@@ -1,0 +1,162 @@
+//! What the UI (or a CLI command) asks the engine to do: the `Command` channel's messages.
+
+use crate::store::{Filter, SortKey};
+use crate::trajectory::{ErrorKind, Label, LabelStatus, MetricsRow, TrajectoryId};
+use std::ops::Range;
+
+/// Marks a request so its answer can be matched to it, and answers to older requests dropped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tag(pub u64);
+
+/// A filter and an order: what a list shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Listing {
+    /// Which trajectories.
+    pub filter: Filter,
+    /// In what order.
+    pub sort: SortKey,
+    /// Largest first.
+    pub descending: bool,
+}
+
+/// A GRPO group: the samples of one task drawn at the same step of a run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GroupKey {
+    /// The run.
+    pub run: String,
+    /// The policy version (training step).
+    pub step: u64,
+    /// The group number.
+    pub group: u64,
+}
+
+/// A label to write; the engine stamps its author and time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LabelDraft {
+    /// The step (turn) it marks, 0-based.
+    pub step: u32,
+    /// The kind of error.
+    pub kind: ErrorKind,
+    /// Confirmed by a person, or only suggested.
+    pub status: LabelStatus,
+    /// The annotator's note, or the evidence of a suggestion.
+    pub note: Option<String>,
+}
+
+/// A request to the engine. Each is answered by one or more `Update`s, or by
+/// `Update::Failed` naming what went wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Selects the trajectories of a listing, keeps them in order, and sends `window` of them
+    /// (`Update::Window`), then the badcase queue of the listing (`Update::Queue`).
+    List {
+        /// Names this listing; later `Page` and `Locate` refer to it.
+        tag: Tag,
+        /// Filter and order.
+        listing: Listing,
+        /// The rows wanted first.
+        window: Range<usize>,
+    },
+    /// Sends another window of the listing opened with `tag`.
+    Page {
+        /// The listing.
+        tag: Tag,
+        /// The rows wanted.
+        window: Range<usize>,
+    },
+    /// Finds the trajectory whose id starts with `prefix`, and where it sits in a listing.
+    Locate {
+        /// Names this request.
+        tag: Tag,
+        /// The listing to look in.
+        listing: Tag,
+        /// Hex digits of the id (a unique prefix is enough).
+        prefix: String,
+    },
+    /// Loads a trajectory with its token trace, and its task.
+    LoadTrajectory {
+        /// Names this request.
+        tag: Tag,
+        /// The trajectory.
+        id: TrajectoryId,
+    },
+    /// Loads the samples of a GRPO group (without traces) and their task.
+    LoadGroup {
+        /// Names this request.
+        tag: Tag,
+        /// The group.
+        key: GroupKey,
+    },
+    /// Adds a label to a step (a confirmed label replaces a suggestion of its kind); the
+    /// store is flushed before `Update::LabelsSaved` is sent.
+    SaveLabel {
+        /// The trajectory.
+        id: TrajectoryId,
+        /// The label.
+        draft: LabelDraft,
+    },
+    /// Removes the labels of a kind (every kind when `None`) from a step; flushed.
+    RemoveLabels {
+        /// The trajectory.
+        id: TrajectoryId,
+        /// The step, 0-based.
+        step: u32,
+        /// The kind, or all.
+        kind: Option<ErrorKind>,
+    },
+    /// Replaces a trajectory's labels as a whole (undo, notes); flushed.
+    SetLabels {
+        /// The trajectory.
+        id: TrajectoryId,
+        /// Its labels from now on.
+        labels: Vec<Label>,
+    },
+    /// Sends every run's record (`Update::Runs`).
+    LoadRuns,
+    /// Sends a run's metrics rows (`Update::Metrics`).
+    LoadMetrics {
+        /// The run.
+        run: String,
+    },
+    /// Stores a metrics row, flushes, and announces it (`Update::MetricsAppended`): what a
+    /// training job does each step, and what a follower of an external run does.
+    RecordMetrics(MetricsRow),
+    /// Computes error counts, outcomes per policy version and the best-of-N preview over the
+    /// trajectories a filter selects (`Update::Overview`).
+    LoadOverview {
+        /// Which trajectories.
+        filter: Filter,
+    },
+}
+
+impl Command {
+    /// The request's tag, when it has one.
+    pub fn tag(&self) -> Option<Tag> {
+        match self {
+            Self::List { tag, .. }
+            | Self::Page { tag, .. }
+            | Self::Locate { tag, .. }
+            | Self::LoadTrajectory { tag, .. }
+            | Self::LoadGroup { tag, .. } => Some(*tag),
+            _ => None,
+        }
+    }
+
+    /// What the engine is doing while it works on this, for the status bar.
+    pub fn activity(&self) -> &'static str {
+        match self {
+            Self::List { .. } => "listing",
+            Self::Page { .. } => "paging",
+            Self::Locate { .. } => "finding",
+            Self::LoadTrajectory { .. } => "loading trajectory",
+            Self::LoadGroup { .. } => "loading group",
+            Self::SaveLabel { .. } | Self::RemoveLabels { .. } | Self::SetLabels { .. } => {
+                "saving labels"
+            }
+            Self::LoadRuns => "loading runs",
+            Self::LoadMetrics { .. } => "loading metrics",
+            Self::RecordMetrics(_) => "recording metrics",
+            Self::LoadOverview { .. } => "counting",
+        }
+    }
+}

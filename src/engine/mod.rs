@@ -1,0 +1,81 @@
+//! The engine: a worker thread that owns the store and does everything slow or durable for
+//! the UI and the CLI, behind two typed channels (`Command` in, `Update` out).
+//!
+//! Commands are handled in the order sent. Quick store work runs on the worker thread;
+//! long jobs (training runs, curation) get threads of their own that share the store and the
+//! update sender, so the worker keeps answering while they run.
+
+mod command;
+pub mod demo;
+mod overview;
+mod update;
+mod worker;
+
+pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
+pub use overview::{BestOfN, KindCount, Overview, VersionOutcome, best_of_n};
+pub use update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
+
+use crate::store::Store;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+
+/// Settings the engine needs from the session.
+#[derive(Clone, Debug, Default)]
+pub struct EngineConfig {
+    /// Who labels are attributed to.
+    pub annotator: Option<String>,
+}
+
+/// A running engine: send it commands; its updates arrive on the receiver `spawn` returned.
+/// Dropping it lets the worker finish the commands already sent, then waits for it.
+pub struct Engine {
+    commands: Option<Sender<Command>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Engine {
+    /// Starts the worker on its own thread over a shared store.
+    pub fn spawn(
+        store: Arc<Store>,
+        config: EngineConfig,
+    ) -> std::io::Result<(Self, Receiver<Update>)> {
+        let (command_sender, command_receiver) = mpsc::channel();
+        let (update_sender, update_receiver) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("rollscope-engine".into())
+            .spawn(move || {
+                worker::Worker::new(store, config, update_sender).run(command_receiver)
+            })?;
+        let engine = Self {
+            commands: Some(command_sender),
+            thread: Some(thread),
+        };
+        Ok((engine, update_receiver))
+    }
+
+    /// Sends a command; returns false when the engine has stopped.
+    pub fn send(&self, command: Command) -> bool {
+        self.commands
+            .as_ref()
+            .is_some_and(|sender| sender.send(command).is_ok())
+    }
+
+    /// Lets the worker finish the commands already sent, and waits for it.
+    pub fn shutdown(mut self) {
+        self.stop();
+    }
+
+    fn stop(&mut self) {
+        self.commands = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,126 @@
+//! What the engine tells the UI: the `Update` channel's messages.
+
+use super::command::{GroupKey, Tag};
+use super::overview::Overview;
+use crate::store::Summary;
+use crate::trajectory::{Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
+
+/// What the engine is doing.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum EngineState {
+    /// Waiting for commands.
+    #[default]
+    Idle,
+    /// Working on a command (what, in a few words).
+    Busy(String),
+}
+
+/// A window of rows of a listing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    /// The listing it belongs to.
+    pub tag: Tag,
+    /// Index of the first row in the listing.
+    pub start: usize,
+    /// The rows.
+    pub rows: Vec<Summary>,
+    /// How many trajectories the listing selects; `None` while it is still being counted.
+    pub matching: Option<usize>,
+    /// How many trajectories the store holds, when known.
+    pub stored: Option<usize>,
+}
+
+/// A trajectory as loaded for viewing, with its task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedTrajectory {
+    /// The trajectory, with its token trace when one is stored.
+    pub trajectory: Trajectory,
+    /// Its task, when the store has it.
+    pub task: Option<Task>,
+}
+
+/// The samples of a GRPO group, in sample order, with their task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedGroup {
+    /// Which group.
+    pub key: GroupKey,
+    /// Its samples, without token traces.
+    pub members: Vec<Trajectory>,
+    /// Their task, when the store has it.
+    pub task: Option<Task>,
+}
+
+/// A message from the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    /// The engine started or finished work.
+    State(EngineState),
+    /// Rows of a listing (answer to `List` and `Page`).
+    Window(Window),
+    /// The badcase queue of a listing: (row index, id) of its unlabelled failures, in order.
+    Queue {
+        /// The listing.
+        tag: Tag,
+        /// Row index in the listing and id of each unlabelled failure.
+        entries: Vec<(usize, TrajectoryId)>,
+    },
+    /// Where a trajectory sits (answer to `Locate`).
+    Located {
+        /// The request.
+        tag: Tag,
+        /// The trajectory found.
+        id: TrajectoryId,
+        /// Its row in the listing, if the listing holds it.
+        index: Option<usize>,
+    },
+    /// A trajectory (answer to `LoadTrajectory`).
+    Trajectory {
+        /// The request.
+        tag: Tag,
+        /// The trajectory and its task.
+        loaded: Box<LoadedTrajectory>,
+    },
+    /// A group (answer to `LoadGroup`).
+    Group {
+        /// The request.
+        tag: Tag,
+        /// The samples and their task.
+        group: Box<LoadedGroup>,
+    },
+    /// A trajectory's labels as now durably stored, with its new summary.
+    LabelsSaved {
+        /// The trajectory.
+        id: TrajectoryId,
+        /// All its labels.
+        labels: Vec<Label>,
+        /// Its summary after the change.
+        summary: Box<Summary>,
+    },
+    /// Every run's record.
+    Runs(Vec<RunInfo>),
+    /// All metrics rows of a run, by step.
+    Metrics {
+        /// The run.
+        run: String,
+        /// Its rows.
+        rows: Vec<MetricsRow>,
+    },
+    /// New metrics rows of a run, stored as they arrived (a live run).
+    MetricsAppended {
+        /// The run.
+        run: String,
+        /// The new rows (a row for a step already shown replaces it).
+        rows: Vec<MetricsRow>,
+    },
+    /// Counts for the Stats and Curate tabs.
+    Overview(Box<Overview>),
+    /// A command failed.
+    Failed {
+        /// The request's tag, when it had one.
+        tag: Option<Tag>,
+        /// What the engine was doing.
+        during: &'static str,
+        /// What went wrong, and what to do.
+        message: String,
+    },
+}

@@ -1,0 +1,281 @@
+//! The worker loop: takes commands in order, does the store work, sends updates.
+
+use super::EngineConfig;
+use super::command::{Command, GroupKey, LabelDraft, Listing, Tag};
+use super::overview::Overview;
+use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
+use crate::store::{Filter, Query, Store, Summary};
+use crate::trajectory::{Label, Trajectory, TrajectoryId, now_millis};
+use anyhow::Context;
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+
+/// The listing the worker holds: every row of the last `List`, in order.
+struct Held {
+    tag: Tag,
+    rows: Vec<Summary>,
+}
+
+/// The engine's worker: owns the store handle and the current listing.
+pub(super) struct Worker {
+    store: Arc<Store>,
+    config: EngineConfig,
+    updates: Sender<Update>,
+    held: Option<Held>,
+    stored: Option<usize>,
+}
+
+impl Worker {
+    pub(super) fn new(store: Arc<Store>, config: EngineConfig, updates: Sender<Update>) -> Self {
+        Self {
+            store,
+            config,
+            updates,
+            held: None,
+            stored: None,
+        }
+    }
+
+    /// Handles commands until every sender is gone; says `Idle` whenever the queue empties.
+    pub(super) fn run(mut self, commands: Receiver<Command>) {
+        let mut busy = false;
+        loop {
+            let command = match commands.try_recv() {
+                Ok(command) => command,
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => {
+                    if busy {
+                        self.send(Update::State(EngineState::Idle));
+                        busy = false;
+                    }
+                    match commands.recv() {
+                        Ok(command) => command,
+                        Err(_) => return,
+                    }
+                }
+            };
+            if !busy {
+                self.send(Update::State(EngineState::Busy(command.activity().into())));
+                busy = true;
+            }
+            let tag = command.tag();
+            let during = command.activity();
+            if let Err(error) = self.handle(command) {
+                self.send(Update::Failed {
+                    tag,
+                    during,
+                    message: format!("{error:#}"),
+                });
+            }
+        }
+    }
+
+    fn send(&self, update: Update) {
+        let _ = self.updates.send(update);
+    }
+
+    fn handle(&mut self, command: Command) -> anyhow::Result<()> {
+        match command {
+            Command::List {
+                tag,
+                listing,
+                window,
+            } => self.list(tag, &listing, window),
+            Command::Page { tag, window } => self.page(tag, window),
+            Command::Locate {
+                tag,
+                listing,
+                prefix,
+            } => self.locate(tag, listing, &prefix),
+            Command::LoadTrajectory { tag, id } => self.load_trajectory(tag, id),
+            Command::LoadGroup { tag, key } => self.load_group(tag, key),
+            Command::SaveLabel { id, draft } => self.save_label(id, draft),
+            Command::RemoveLabels { id, step, kind } => {
+                let saved = self.store.remove_labels(id, step, kind)?;
+                self.labels_saved(&saved)
+            }
+            Command::SetLabels { id, labels } => {
+                let saved = self
+                    .store
+                    .update_trajectory(id, |trajectory| trajectory.labels = labels)?;
+                self.labels_saved(&saved)
+            }
+            Command::LoadRuns => {
+                self.send(Update::Runs(self.store.runs()?));
+                Ok(())
+            }
+            Command::LoadMetrics { run } => {
+                let rows = self.store.metrics(&run)?;
+                self.send(Update::Metrics { run, rows });
+                Ok(())
+            }
+            Command::RecordMetrics(row) => {
+                self.store.put_metrics(&row)?;
+                self.send(Update::MetricsAppended {
+                    run: row.run.clone(),
+                    rows: vec![row],
+                });
+                Ok(())
+            }
+            Command::LoadOverview { filter } => self.overview(filter),
+        }
+    }
+
+    /// Sends the first window fast when the order is the stored one (the store stops reading
+    /// once it has enough), then reads the whole listing, counts it and sends it again.
+    fn list(&mut self, tag: Tag, listing: &Listing, window: Range<usize>) -> anyhow::Result<()> {
+        let query = |offset, limit| Query {
+            filter: listing.filter.clone(),
+            sort: listing.sort,
+            descending: listing.descending,
+            offset,
+            limit,
+        };
+        self.held = None;
+        let stored_order = listing.sort == crate::store::SortKey::Stored && !listing.descending;
+        if stored_order && !window.is_empty() {
+            let rows = self.store.query(&query(window.start, Some(window.len())))?;
+            self.send(Update::Window(Window {
+                tag,
+                start: window.start,
+                rows,
+                matching: None,
+                stored: self.stored,
+            }));
+        }
+        let rows = self.store.query(&query(0, None))?;
+        if listing.filter.is_empty() {
+            self.stored = Some(rows.len());
+        } else if self.stored.is_none() {
+            self.stored = Some(self.store.trajectory_count());
+        }
+        let entries = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, summary)| summary.is_unlabelled_failure())
+            .map(|(index, summary)| (index, summary.id))
+            .collect();
+        self.held = Some(Held { tag, rows });
+        self.page(tag, window)?;
+        self.send(Update::Queue { tag, entries });
+        Ok(())
+    }
+
+    fn held(&self, tag: Tag) -> anyhow::Result<&Held> {
+        self.held
+            .as_ref()
+            .filter(|held| held.tag == tag)
+            .context("that listing is no longer held; it was replaced by a newer one")
+    }
+
+    fn page(&self, tag: Tag, window: Range<usize>) -> anyhow::Result<()> {
+        let held = self.held(tag)?;
+        let end = window.end.min(held.rows.len());
+        let start = window.start.min(end);
+        self.send(Update::Window(Window {
+            tag,
+            start,
+            rows: held.rows[start..end].to_vec(),
+            matching: Some(held.rows.len()),
+            stored: self.stored,
+        }));
+        Ok(())
+    }
+
+    fn locate(&self, tag: Tag, listing: Tag, prefix: &str) -> anyhow::Result<()> {
+        let id = self.store.resolve(prefix)?;
+        let index = self
+            .held
+            .as_ref()
+            .filter(|held| held.tag == listing)
+            .and_then(|held| held.rows.iter().position(|summary| summary.id == id));
+        self.send(Update::Located { tag, id, index });
+        Ok(())
+    }
+
+    fn load_trajectory(&self, tag: Tag, id: TrajectoryId) -> anyhow::Result<()> {
+        let trajectory = self
+            .store
+            .get(id)?
+            .with_context(|| format!("no trajectory with id {id}"))?;
+        let task = match &trajectory.task_id {
+            Some(task_id) => self.store.get_task(task_id)?,
+            None => None,
+        };
+        self.send(Update::Trajectory {
+            tag,
+            loaded: Box::new(LoadedTrajectory { trajectory, task }),
+        });
+        Ok(())
+    }
+
+    fn load_group(&self, tag: Tag, key: GroupKey) -> anyhow::Result<()> {
+        let summaries = self.store.query(&Query {
+            filter: Filter {
+                run: Some(key.run.clone()),
+                step: Some(key.step),
+                group: Some(key.group),
+                ..Filter::default()
+            },
+            sort: crate::store::SortKey::Step,
+            ..Query::default()
+        })?;
+        let mut members: Vec<Trajectory> = Vec::with_capacity(summaries.len());
+        for summary in &summaries {
+            if let Some(trajectory) = self.store.get_without_trace(summary.id)? {
+                members.push(trajectory);
+            }
+        }
+        let task = match members.first().and_then(|member| member.task_id.as_ref()) {
+            Some(task_id) => self.store.get_task(task_id)?,
+            None => None,
+        };
+        self.send(Update::Group {
+            tag,
+            group: Box::new(LoadedGroup { key, members, task }),
+        });
+        Ok(())
+    }
+
+    fn save_label(&mut self, id: TrajectoryId, draft: LabelDraft) -> anyhow::Result<()> {
+        let label = Label {
+            step: draft.step,
+            kind: draft.kind,
+            status: draft.status,
+            note: draft.note,
+            author: self.config.annotator.clone(),
+            time: now_millis(),
+        };
+        let saved = self.store.add_label(id, label)?;
+        self.labels_saved(&saved)
+    }
+
+    /// Tells the UI about labels the store has flushed, and refreshes the held listing's row.
+    fn labels_saved(&mut self, saved: &Trajectory) -> anyhow::Result<()> {
+        let summary = self
+            .store
+            .summary_of(saved.id)?
+            .with_context(|| format!("trajectory {} has no summary", saved.id))?;
+        if let Some(held) = &mut self.held
+            && let Some(row) = held.rows.iter_mut().find(|row| row.id == saved.id)
+        {
+            *row = summary.clone();
+        }
+        self.send(Update::LabelsSaved {
+            id: saved.id,
+            labels: saved.labels.clone(),
+            summary: Box::new(summary),
+        });
+        Ok(())
+    }
+
+    fn overview(&self, filter: Filter) -> anyhow::Result<()> {
+        let summaries = self.store.query(&Query {
+            filter,
+            ..Query::default()
+        })?;
+        self.send(Update::Overview(Box::new(Overview::of(&summaries))));
+        Ok(())
+    }
+}

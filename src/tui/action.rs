@@ -1,0 +1,150 @@
+//! Everything a key can do. Keymap files name these in snake_case (`page_down = ["ctrl-d"]`).
+
+use serde::Deserialize;
+
+/// A user action, independent of the key that triggers it. Views interpret the movement
+/// actions in their own terms (rows in a list, turns in a trajectory, samples in a group).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Leave Rollscope.
+    Quit,
+    /// Close the current screen or overlay and go back.
+    Back,
+    /// Show the keys of the current view.
+    Help,
+    /// Open the `:` command prompt.
+    Command,
+    /// Search the list for text (`/`).
+    Search,
+    /// Next tab.
+    NextTab,
+    /// Previous tab.
+    PrevTab,
+    /// The Rollouts tab.
+    TabRollouts,
+    /// The Runs tab.
+    TabRuns,
+    /// The Stats tab.
+    TabStats,
+    /// The Curate tab.
+    TabCurate,
+    /// Move up: previous row, scroll up.
+    Up,
+    /// Move down: next row, scroll down.
+    Down,
+    /// Move left: previous turn, previous token.
+    Left,
+    /// Move right: next turn, next token.
+    Right,
+    /// A page up.
+    PageUp,
+    /// A page down.
+    PageDown,
+    /// To the first row.
+    Top,
+    /// To the last row.
+    Bottom,
+    /// Open the selected trajectory.
+    Open,
+    /// Open the selected trajectory's GRPO group.
+    Group,
+    /// Cycle the sort key.
+    Sort,
+    /// Reverse the sort order.
+    Reverse,
+    /// Cycle the outcome filter: all, failures, passes.
+    Outcome,
+    /// Show only unlabelled failures, or everything again.
+    Unlabelled,
+    /// Swap the turn pane for the token view and back.
+    Tokens,
+    /// In the token view, shade by entropy instead of log-prob and back.
+    Entropy,
+    /// In the group view, pin the selected sample as the left side of the diff.
+    Pin,
+    /// In the group view, diff against the task's reference solution and back.
+    Reference,
+    /// Label the current turn a calculation error (always `1`).
+    LabelCalculation,
+    /// Label the current turn a reasoning error (always `2`).
+    LabelReasoning,
+    /// Label the current turn an understanding error (always `3`).
+    LabelUnderstanding,
+    /// Label the current turn a format error (always `4`).
+    LabelFormat,
+    /// Write a note on the current turn's label.
+    Note,
+    /// Undo the last label change.
+    Undo,
+    /// Accept the suggested labels of the current turn.
+    Accept,
+    /// Open the next unlabelled failure of the list.
+    NextBadcase,
+    /// Open the previous unlabelled failure of the list.
+    PrevBadcase,
+    /// Smooth the run charts or show the raw values.
+    Smoothing,
+    /// Reload what the current tab shows from the store.
+    Refresh,
+}
+
+impl Action {
+    /// A few words for the help overlay and the key hints.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Quit => "quit",
+            Self::Back => "back",
+            Self::Help => "help",
+            Self::Command => "command",
+            Self::Search => "search",
+            Self::NextTab => "next tab",
+            Self::PrevTab => "previous tab",
+            Self::TabRollouts => "rollouts",
+            Self::TabRuns => "runs",
+            Self::TabStats => "stats",
+            Self::TabCurate => "curate",
+            Self::Up => "up",
+            Self::Down => "down",
+            Self::Left => "left",
+            Self::Right => "right",
+            Self::PageUp => "page up",
+            Self::PageDown => "page down",
+            Self::Top => "first",
+            Self::Bottom => "last",
+            Self::Open => "open",
+            Self::Group => "group",
+            Self::Sort => "sort",
+            Self::Reverse => "reverse order",
+            Self::Outcome => "all/fail/pass",
+            Self::Unlabelled => "unlabelled only",
+            Self::Tokens => "tokens",
+            Self::Entropy => "log-prob/entropy",
+            Self::Pin => "pin for diff",
+            Self::Reference => "diff vs reference",
+            Self::LabelCalculation => "calculation",
+            Self::LabelReasoning => "reasoning",
+            Self::LabelUnderstanding => "understanding",
+            Self::LabelFormat => "format",
+            Self::Note => "note",
+            Self::Undo => "undo",
+            Self::Accept => "accept suggestion",
+            Self::NextBadcase => "next badcase",
+            Self::PrevBadcase => "previous badcase",
+            Self::Smoothing => "smoothing",
+            Self::Refresh => "reload",
+        }
+    }
+
+    /// The error kind a label action sets.
+    pub fn label_kind(self) -> Option<crate::trajectory::ErrorKind> {
+        use crate::trajectory::ErrorKind;
+        match self {
+            Self::LabelCalculation => Some(ErrorKind::Calculation),
+            Self::LabelReasoning => Some(ErrorKind::Reasoning),
+            Self::LabelUnderstanding => Some(ErrorKind::Understanding),
+            Self::LabelFormat => Some(ErrorKind::Format),
+            _ => None,
+        }
+    }
+}

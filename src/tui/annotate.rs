@@ -1,0 +1,272 @@
+//! Annotation: the commands behind `1`–`4`, `a`, `n`, `u`, and the badcase queue that `]`
+//! and `[` walk.
+
+use crate::engine::{Command, LabelDraft, Tag};
+use crate::trajectory::{ErrorKind, Label, LabelStatus, Trajectory, TrajectoryId};
+use std::collections::HashSet;
+
+/// Label changes `u` can undo.
+const UNDO_DEPTH: usize = 100;
+
+/// The step a label applies to, and the labels it has now.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// The trajectory.
+    pub id: TrajectoryId,
+    /// The step, 0-based.
+    pub step: u32,
+    /// All the trajectory's labels as last saved.
+    pub labels: &'a [Label],
+}
+
+impl<'a> Target<'a> {
+    /// A target on a trajectory's step.
+    pub fn new(trajectory: &'a Trajectory, step: usize) -> Self {
+        Self {
+            id: trajectory.id,
+            step: step as u32,
+            labels: &trajectory.labels,
+        }
+    }
+
+    fn on_step(&self) -> impl Iterator<Item = &'a Label> + '_ {
+        self.labels.iter().filter(|label| label.step == self.step)
+    }
+}
+
+/// A process score below this marks a step as a likely error.
+const LOW_SCORE: f64 = 0.5;
+
+/// The step the list labels when no turn is chosen: the first step with a low process
+/// score, else the lowest-scored step, else the last step.
+pub fn focus_step(trajectory: &Trajectory) -> Option<usize> {
+    let steps = trajectory.steps().len();
+    if steps == 0 {
+        return None;
+    }
+    let scored = || {
+        trajectory
+            .step_scores
+            .iter()
+            .filter(|score| (score.step as usize) < steps)
+    };
+    let first_low = scored()
+        .filter(|score| score.value < LOW_SCORE)
+        .min_by_key(|score| score.step);
+    let lowest = scored().min_by(|a, b| a.value.total_cmp(&b.value).then(a.step.cmp(&b.step)));
+    Some(
+        first_low
+            .or(lowest)
+            .map_or(steps - 1, |score| score.step as usize),
+    )
+}
+
+/// The labels as they were before a change, to put back on undo.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UndoEntry {
+    /// The trajectory.
+    pub id: TrajectoryId,
+    /// Its labels before the change.
+    pub labels: Vec<Label>,
+}
+
+impl UndoEntry {
+    /// The labels of a target as they are now.
+    pub fn of(target: &Target<'_>) -> Self {
+        Self {
+            id: target.id,
+            labels: target.labels.to_vec(),
+        }
+    }
+}
+
+/// The undo stack.
+#[derive(Clone, Debug, Default)]
+pub struct UndoStack {
+    entries: Vec<UndoEntry>,
+}
+
+impl UndoStack {
+    /// Remembers labels before a change.
+    pub fn push(&mut self, entry: UndoEntry) {
+        if self.entries.len() == UNDO_DEPTH {
+            self.entries.remove(0);
+        }
+        self.entries.push(entry);
+    }
+
+    /// The command that puts back the labels before the last change.
+    pub fn undo(&mut self) -> Option<Command> {
+        let entry = self.entries.pop()?;
+        Some(Command::SetLabels {
+            id: entry.id,
+            labels: entry.labels,
+        })
+    }
+
+    /// Changes that can be undone.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing can be undone.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// `1`–`4`: confirms a label of `kind` on the step, or removes it when it is already
+/// confirmed there (the keys toggle).
+pub fn toggle(target: &Target<'_>, kind: ErrorKind) -> Command {
+    let confirmed = target
+        .on_step()
+        .any(|label| label.kind == kind && label.status == LabelStatus::Confirmed);
+    if confirmed {
+        Command::RemoveLabels {
+            id: target.id,
+            step: target.step,
+            kind: Some(kind),
+        }
+    } else {
+        Command::SaveLabel {
+            id: target.id,
+            draft: LabelDraft {
+                step: target.step,
+                kind,
+                status: LabelStatus::Confirmed,
+                note: None,
+            },
+        }
+    }
+}
+
+/// `a`: confirms the step's suggested labels, keeping their evidence as the note.
+pub fn accept(target: &Target<'_>) -> Result<Vec<Command>, String> {
+    let commands: Vec<Command> = target
+        .on_step()
+        .filter(|label| label.status == LabelStatus::Suggested)
+        .map(|label| Command::SaveLabel {
+            id: target.id,
+            draft: LabelDraft {
+                step: target.step,
+                kind: label.kind,
+                status: LabelStatus::Confirmed,
+                note: label.note.clone(),
+            },
+        })
+        .collect();
+    if commands.is_empty() {
+        Err(format!("no suggested label on t{}", target.step + 1))
+    } else {
+        Ok(commands)
+    }
+}
+
+/// `n`: sets the note of the step's confirmed labels (of its suggestions when none is
+/// confirmed); an empty note clears it.
+pub fn note(target: &Target<'_>, text: &str) -> Result<Command, String> {
+    let has_confirmed = target
+        .on_step()
+        .any(|label| label.status == LabelStatus::Confirmed);
+    let mut changed = false;
+    let labels = target
+        .labels
+        .iter()
+        .cloned()
+        .map(|mut label| {
+            let wanted = if has_confirmed {
+                LabelStatus::Confirmed
+            } else {
+                LabelStatus::Suggested
+            };
+            if label.step == target.step && label.status == wanted {
+                label.note = (!text.is_empty()).then(|| text.to_string());
+                changed = true;
+            }
+            label
+        })
+        .collect();
+    if changed {
+        Ok(Command::SetLabels {
+            id: target.id,
+            labels,
+        })
+    } else {
+        Err(format!(
+            "t{} has no label to note; label it first with 1–4",
+            target.step + 1
+        ))
+    }
+}
+
+/// The unlabelled failures of the current listing, walked with `]` and `[`.
+#[derive(Clone, Debug, Default)]
+pub struct BadcaseQueue {
+    /// The listing it belongs to.
+    pub tag: Tag,
+    /// (row in the listing, id) of each unlabelled failure, in listing order.
+    pub entries: Vec<(usize, TrajectoryId)>,
+    /// The entry open now.
+    pub position: Option<usize>,
+    /// Entries labelled since the queue was made (skipped by `]` and `[`).
+    pub labelled: HashSet<TrajectoryId>,
+}
+
+impl BadcaseQueue {
+    /// Takes a new queue for a listing.
+    pub fn receive(&mut self, tag: Tag, entries: Vec<(usize, TrajectoryId)>) {
+        self.tag = tag;
+        self.entries = entries;
+        self.position = None;
+        self.labelled.clear();
+    }
+
+    /// Notes that a trajectory got (or lost) its confirmed labels.
+    pub fn set_labelled(&mut self, id: TrajectoryId, labelled: bool) {
+        if labelled {
+            self.labelled.insert(id);
+        } else {
+            self.labelled.remove(&id);
+        }
+    }
+
+    /// The next entry not yet labelled, after the open one (or from row `cursor`).
+    pub fn next(&mut self, cursor: usize) -> Option<(usize, TrajectoryId)> {
+        let start = match self.position {
+            Some(position) => position + 1,
+            None => self.entries.partition_point(|(row, _)| *row < cursor),
+        };
+        let found = (start..self.entries.len())
+            .find(|&index| !self.labelled.contains(&self.entries[index].1))?;
+        self.position = Some(found);
+        Some(self.entries[found])
+    }
+
+    /// The previous entry not yet labelled, before the open one (or before row `cursor`).
+    pub fn previous(&mut self, cursor: usize) -> Option<(usize, TrajectoryId)> {
+        let end = match self.position {
+            Some(position) => position,
+            None => self.entries.partition_point(|(row, _)| *row < cursor),
+        };
+        let found = (0..end)
+            .rev()
+            .find(|&index| !self.labelled.contains(&self.entries[index].1))?;
+        self.position = Some(found);
+        Some(self.entries[found])
+    }
+
+    /// `badcase 12 of 340 · 11 labelled`, once the queue has entries.
+    pub fn progress(&self) -> Option<String> {
+        if self.entries.is_empty() {
+            return None;
+        }
+        let position = self
+            .position
+            .map_or_else(|| "–".to_string(), |position| (position + 1).to_string());
+        Some(format!(
+            "badcase {position} of {} · {} labelled",
+            self.entries.len(),
+            self.labelled.len()
+        ))
+    }
+}

@@ -1,0 +1,243 @@
+//! The static content of an open trajectory, built once when it loads: one section for the
+//! prompt, one per step (what the policy wrote, its tool calls, the observations that came
+//! back), one for the outcome. Labels and scores change and are drawn live instead.
+
+use super::highlight::{Highlighter, Language};
+use super::rich::{RichLine, Tone, paragraph, piece};
+use crate::engine::LoadedTrajectory;
+use crate::trajectory::{Message, Role, ToolCall, Trajectory};
+use serde_json::Value;
+
+/// What a section of the trajectory screen holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// System prompt, task and ground truth (collapsed to one entry).
+    Prompt,
+    /// A step (an assistant turn, or a span of a single-message solution), 0-based.
+    Step(usize),
+    /// The outcome reward, its components, the answer.
+    Outcome,
+}
+
+/// One section's title and lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SectionContent {
+    /// Which section.
+    pub section: Section,
+    /// Its lines.
+    pub lines: Vec<RichLine>,
+}
+
+/// The sections of a trajectory, in order: prompt, steps, outcome.
+pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<SectionContent> {
+    let trajectory = &loaded.trajectory;
+    let mut sections = vec![SectionContent {
+        section: Section::Prompt,
+        lines: prompt_lines(loaded),
+    }];
+    let steps = trajectory.steps();
+    for (index, location) in steps.iter().enumerate() {
+        let message = &trajectory.messages[location.message];
+        let last_of_message = steps
+            .get(index + 1)
+            .is_none_or(|next| next.message != location.message);
+        let first_of_message = index == 0 || steps[index - 1].message != location.message;
+        let mut lines = Vec::new();
+        if first_of_message && let Some(reasoning) = &message.reasoning {
+            lines.push(vec![piece(Tone::Accent, "reasoning")]);
+            lines.extend(paragraph(Tone::Muted, reasoning));
+            lines.push(Vec::new());
+        }
+        let text = message.span_text(location.span);
+        if !text.is_empty() {
+            lines.extend(paragraph(Tone::Text, text));
+        }
+        if last_of_message {
+            for call in &message.tool_calls {
+                lines.push(Vec::new());
+                lines.extend(tool_call_lines(call, highlighter));
+            }
+            for reply in following_messages(trajectory, location.message) {
+                lines.push(Vec::new());
+                lines.extend(reply_lines(reply));
+            }
+        }
+        sections.push(SectionContent {
+            section: Section::Step(index),
+            lines,
+        });
+    }
+    sections.push(SectionContent {
+        section: Section::Outcome,
+        lines: outcome_lines(loaded),
+    });
+    sections
+}
+
+fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
+    let mut lines = Vec::new();
+    for message in loaded.trajectory.prompt_messages() {
+        lines.push(vec![piece(Tone::Accent, message.role.as_str())]);
+        lines.extend(paragraph(Tone::Dim, &message.content));
+        lines.push(Vec::new());
+    }
+    if let Some(task) = &loaded.task {
+        if let Some(truth) = &task.ground_truth {
+            lines.push(vec![
+                piece(Tone::Accent, "ground truth  "),
+                piece(Tone::Pass, truth),
+            ]);
+        }
+        if let Some(solution) = &task.reference_solution {
+            lines.push(vec![piece(Tone::Accent, "reference solution")]);
+            lines.extend(paragraph(Tone::Text, solution));
+        }
+        lines.push(vec![piece(
+            Tone::Muted,
+            &format!(
+                "task {} · source {}{}",
+                task.id,
+                task.source,
+                task.difficulty
+                    .map_or(String::new(), |level| format!(" · difficulty {level}"))
+            ),
+        )]);
+    }
+    lines
+}
+
+/// The messages after an assistant message up to the next one: observations, follow-ups.
+fn following_messages(trajectory: &Trajectory, index: usize) -> impl Iterator<Item = &Message> {
+    trajectory.messages[index + 1..]
+        .iter()
+        .take_while(|message| message.role != Role::Assistant)
+}
+
+fn reply_lines(message: &Message) -> Vec<RichLine> {
+    let mut header = format!("─ {}", message.role);
+    if message.role == Role::Tool {
+        header = format!(
+            "─ observation · {} · not trained",
+            message.name.as_deref().unwrap_or("tool")
+        );
+    }
+    if let Some(latency) = message.latency_ms {
+        header.push_str(&format!(" · {latency:.1} ms"));
+    }
+    let mut lines = vec![vec![piece(Tone::Muted, &header)]];
+    if message.is_error {
+        lines[0].push(piece(Tone::Fail, " · error"));
+    }
+    let tone = if message.is_error {
+        Tone::Fail
+    } else {
+        Tone::Dim
+    };
+    lines.extend(paragraph(tone, &message.content));
+    lines
+}
+
+/// A tool call: its name, then the arguments highlighted (Python or shell code when the
+/// tool takes code, pretty-printed JSON otherwise, raw text when they do not parse).
+pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<RichLine> {
+    let mut lines = vec![vec![
+        piece(Tone::Accent, "→ "),
+        piece(Tone::CodeKey, &call.name),
+    ]];
+    let Some(arguments) = call.parsed_arguments() else {
+        lines.push(vec![piece(Tone::Warn, "arguments are not JSON:")]);
+        lines.extend(paragraph(Tone::Text, &call.arguments));
+        return lines;
+    };
+    if let Some((language, code)) = embedded_code(&call.name, &arguments) {
+        lines.extend(highlighter.highlight(language, code));
+        return lines;
+    }
+    let pretty =
+        serde_json::to_string_pretty(&arguments).unwrap_or_else(|_| call.arguments.clone());
+    lines.extend(highlighter.highlight(Language::Json, &pretty));
+    lines
+}
+
+/// Code a tool call carries as its only argument: Python for python tools, shell for shells.
+fn embedded_code<'a>(tool: &str, arguments: &'a Value) -> Option<(Language, &'a str)> {
+    let object = arguments.as_object()?;
+    if object.len() != 1 {
+        return None;
+    }
+    let (key, value) = object.iter().next()?;
+    let code = value.as_str()?;
+    let tool = tool.to_ascii_lowercase();
+    let key = key.as_str();
+    if tool.contains("python") || key == "code" {
+        Some((Language::Python, code))
+    } else if ["bash", "shell", "sh", "terminal", "exec"]
+        .iter()
+        .any(|name| tool.contains(name))
+        || ["command", "cmd", "script"].contains(&key)
+    {
+        Some((Language::Bash, code))
+    } else {
+        None
+    }
+}
+
+fn outcome_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
+    let trajectory = &loaded.trajectory;
+    let mut lines = Vec::new();
+    match &trajectory.reward {
+        Some(reward) => {
+            let (verdict, tone) = if reward.is_pass() {
+                ("pass", Tone::Pass)
+            } else {
+                ("fail", Tone::Fail)
+            };
+            lines.push(vec![
+                piece(Tone::Accent, "reward  "),
+                piece(tone, &format!("{:.2} {verdict}", reward.total)),
+            ]);
+            for (name, value) in &reward.components {
+                lines.push(vec![piece(
+                    Tone::Muted,
+                    &format!("  {name:<12} {value:>6.2}"),
+                )]);
+            }
+        }
+        None => lines.push(vec![piece(Tone::Muted, "no reward recorded")]),
+    }
+    if let Some(advantage) = trajectory.advantage {
+        lines.push(vec![piece(
+            Tone::Text,
+            &format!("advantage  {advantage:+.3}"),
+        )]);
+    }
+    let answer = trajectory.final_answer.as_deref().unwrap_or("–");
+    lines.push(vec![
+        piece(Tone::Accent, "answer  "),
+        piece(Tone::Text, answer),
+    ]);
+    if let Some(truth) = loaded
+        .task
+        .as_ref()
+        .and_then(|task| task.ground_truth.as_deref())
+    {
+        lines.push(vec![
+            piece(Tone::Accent, "ground truth  "),
+            piece(Tone::Pass, truth),
+        ]);
+    }
+    lines.push(vec![piece(
+        Tone::Muted,
+        &format!(
+            "stop {} · {} turns · {} tool calls ({} failed)",
+            trajectory.stop_reason,
+            trajectory.turn_count(),
+            trajectory.tool_call_count(),
+            trajectory.tool_error_count()
+        ),
+    )]);
+    if let Some(total) = trajectory.timings.total_ms {
+        lines.push(vec![piece(Tone::Muted, &format!("time {total:.0} ms"))]);
+    }
+    lines
+}

@@ -1,0 +1,85 @@
+//! The `:filter` language: space-separated terms that narrow the list.
+//!
+//! `pass` `fail` `unlabelled` `confirmed` `suggested` `run:ID` `step:N` `group:N` `task:ID`
+//! `label:KIND` `reward:A..B` (either end optional), `all` (clears); any other word is text
+//! to search for.
+
+use crate::store::{Filter, Outcome};
+use crate::trajectory::{ErrorKind, LabelStatus};
+
+/// Parses a filter expression; the error names the bad term and what was expected.
+pub fn parse(expression: &str) -> Result<Filter, String> {
+    let mut filter = Filter::default();
+    let mut words = Vec::new();
+    for term in expression.split_whitespace() {
+        let (key, value) = term.split_once(':').unwrap_or((term, ""));
+        match (key.to_ascii_lowercase().as_str(), value) {
+            ("all" | "clear", "") => filter = Filter::default(),
+            ("pass", "") => filter.outcome = Some(Outcome::Pass),
+            ("fail", "") => filter.outcome = Some(Outcome::Fail),
+            ("unlabelled" | "unlabeled", "") => filter.unlabelled_failures = true,
+            ("confirmed", "") => filter.label_status = Some(LabelStatus::Confirmed),
+            ("suggested", "") => filter.label_status = Some(LabelStatus::Suggested),
+            ("run", run) if !run.is_empty() => filter.run = Some(run.to_string()),
+            ("task", task) if !task.is_empty() => filter.task = Some(task.to_string()),
+            ("step", step) => filter.step = Some(number(term, step)?),
+            ("group", group) => filter.group = Some(number(term, group)?),
+            ("label", kind) => filter.label = Some(kind.parse::<ErrorKind>()?),
+            ("reward", range) => {
+                let (low, high) = range.split_once("..").ok_or_else(|| {
+                    format!("`{term}`: write a reward range as reward:0.5..1 (either end optional)")
+                })?;
+                filter.reward_min = bound(term, low)?;
+                filter.reward_max = bound(term, high)?;
+            }
+            _ => words.push(term),
+        }
+    }
+    if !words.is_empty() {
+        filter.text = Some(words.join(" "));
+    }
+    Ok(filter)
+}
+
+fn number(term: &str, text: &str) -> Result<u64, String> {
+    text.parse()
+        .map_err(|_| format!("`{term}`: expected a whole number after the colon"))
+}
+
+fn bound(term: &str, text: &str) -> Result<Option<f64>, String> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse()
+        .map(Some)
+        .map_err(|_| format!("`{term}`: `{text}` is not a number"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_set_fields_and_words_search() {
+        let filter = parse("fail run:grpo-0001 step:3 label:calc reward:..0.5 apples").unwrap();
+        assert_eq!(filter.outcome, Some(Outcome::Fail));
+        assert_eq!(filter.run.as_deref(), Some("grpo-0001"));
+        assert_eq!(filter.step, Some(3));
+        assert_eq!(filter.label, Some(ErrorKind::Calculation));
+        assert_eq!((filter.reward_min, filter.reward_max), (None, Some(0.5)));
+        assert_eq!(filter.text.as_deref(), Some("apples"));
+        assert!(parse("all").unwrap().is_empty());
+        assert!(parse("fail all").unwrap().is_empty());
+    }
+
+    #[test]
+    fn bad_terms_say_what_was_expected() {
+        assert!(parse("step:x").unwrap_err().contains("whole number"));
+        assert!(parse("reward:1").unwrap_err().contains("reward:0.5..1"));
+        assert!(
+            parse("label:bogus")
+                .unwrap_err()
+                .contains("unknown error kind")
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! Keys to actions: built-in vim-and-arrows defaults, overridable from a TOML file.
+//!
+//! A keymap file may rebind an action (`page_down = ["ctrl-d", "pagedown"]` replaces its
+//! keys) or a key (`[keys]` then `"x" = "quit"`). The digits `1`–`4` always set the four
+//! error labels.
+
+use super::action::Action;
+use anyhow::Context;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::Path;
+
+/// A key with its modifiers, normalised so that `J` and `shift-j` are the same chord.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct KeyChord {
+    /// The key.
+    pub code: KeyCode,
+    /// Ctrl and Alt (Shift is folded into the character).
+    pub modifiers: KeyModifiers,
+}
+
+impl KeyChord {
+    /// A chord of a key and modifiers, normalised.
+    pub fn new(code: KeyCode, modifiers: KeyModifiers) -> Self {
+        let modifiers = match code {
+            KeyCode::Char(_) | KeyCode::BackTab => modifiers - KeyModifiers::SHIFT,
+            _ => modifiers,
+        };
+        Self {
+            code,
+            modifiers: modifiers
+                & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT),
+        }
+    }
+
+    /// The chord a key event carries.
+    pub fn of(event: &KeyEvent) -> Self {
+        Self::new(event.code, event.modifiers)
+    }
+
+    /// Parses `j`, `G`, `?`, `ctrl-d`, `alt-x`, `shift-tab`, `enter`, `f1`, `pagedown`, `space`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut modifiers = KeyModifiers::NONE;
+        let mut rest = text;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            let (flag, len) = if lower.starts_with("ctrl-") {
+                (KeyModifiers::CONTROL, 5)
+            } else if lower.starts_with("alt-") {
+                (KeyModifiers::ALT, 4)
+            } else if lower.starts_with("shift-") && rest.len() > 6 {
+                (KeyModifiers::SHIFT, 6)
+            } else {
+                break;
+            };
+            modifiers |= flag;
+            rest = &rest[len..];
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) if modifiers.contains(KeyModifiers::SHIFT) => {
+                KeyCode::Char(c.to_ascii_uppercase())
+            }
+            (Some(c), None) => KeyCode::Char(c),
+            _ => named_key(&rest.to_ascii_lowercase(), modifiers).ok_or_else(|| {
+                format!("unknown key `{text}`: use e.g. j, G, ctrl-d, enter, f1, pagedown")
+            })?,
+        };
+        Ok(Self::new(code, modifiers))
+    }
+}
+
+fn named_key(name: &str, modifiers: KeyModifiers) -> Option<KeyCode> {
+    Some(match name {
+        "enter" | "return" => KeyCode::Enter,
+        "esc" | "escape" => KeyCode::Esc,
+        "tab" if modifiers.contains(KeyModifiers::SHIFT) => KeyCode::BackTab,
+        "tab" => KeyCode::Tab,
+        "backtab" => KeyCode::BackTab,
+        "space" => KeyCode::Char(' '),
+        "backspace" => KeyCode::Backspace,
+        "delete" | "del" => KeyCode::Delete,
+        "up" => KeyCode::Up,
+        "down" => KeyCode::Down,
+        "left" => KeyCode::Left,
+        "right" => KeyCode::Right,
+        "pageup" => KeyCode::PageUp,
+        "pagedown" => KeyCode::PageDown,
+        "home" => KeyCode::Home,
+        "end" => KeyCode::End,
+        _ => {
+            let number: u8 = name.strip_prefix('f')?.parse().ok()?;
+            (1..=12).contains(&number).then_some(KeyCode::F(number))?
+        }
+    })
+}
+
+impl fmt::Display for KeyChord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.modifiers.contains(KeyModifiers::CONTROL) {
+            f.write_str("ctrl-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::ALT) {
+            f.write_str("alt-")?;
+        }
+        if self.modifiers.contains(KeyModifiers::SHIFT) {
+            f.write_str("shift-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+            KeyCode::Enter => f.write_str("enter"),
+            KeyCode::Esc => f.write_str("esc"),
+            KeyCode::Tab => f.write_str("tab"),
+            KeyCode::BackTab => f.write_str("shift-tab"),
+            KeyCode::Up => f.write_str("↑"),
+            KeyCode::Down => f.write_str("↓"),
+            KeyCode::Left => f.write_str("←"),
+            KeyCode::Right => f.write_str("→"),
+            KeyCode::PageUp => f.write_str("pgup"),
+            KeyCode::PageDown => f.write_str("pgdn"),
+            KeyCode::Home => f.write_str("home"),
+            KeyCode::End => f.write_str("end"),
+            KeyCode::Backspace => f.write_str("backspace"),
+            KeyCode::Delete => f.write_str("del"),
+            other => write!(f, "{other:?}"),
+        }
+    }
+}
+
+/// The built-in bindings, in the order help lists them.
+const DEFAULTS: &[(Action, &[&str])] = &[
+    (Action::Quit, &["q", "ctrl-c"]),
+    (Action::Back, &["esc"]),
+    (Action::Help, &["?"]),
+    (Action::Command, &[":"]),
+    (Action::Search, &["/"]),
+    (Action::NextTab, &["tab"]),
+    (Action::PrevTab, &["shift-tab"]),
+    (Action::TabRollouts, &["f1"]),
+    (Action::TabRuns, &["f2"]),
+    (Action::TabStats, &["f3"]),
+    (Action::TabCurate, &["f4"]),
+    (Action::Down, &["j", "down"]),
+    (Action::Up, &["k", "up"]),
+    (Action::Left, &["h", "left"]),
+    (Action::Right, &["l", "right"]),
+    (Action::PageDown, &["pagedown", "ctrl-d", "ctrl-f"]),
+    (Action::PageUp, &["pageup", "ctrl-u", "ctrl-b"]),
+    (Action::Top, &["home"]),
+    (Action::Bottom, &["end", "G"]),
+    (Action::Open, &["enter"]),
+    (Action::Group, &["g"]),
+    (Action::Sort, &["s"]),
+    (Action::Reverse, &["S"]),
+    (Action::Outcome, &["f"]),
+    (Action::Unlabelled, &["U"]),
+    (Action::Tokens, &["t"]),
+    (Action::Entropy, &["e"]),
+    (Action::Pin, &["space"]),
+    (Action::Reference, &["r"]),
+    (Action::LabelCalculation, &["1"]),
+    (Action::LabelReasoning, &["2"]),
+    (Action::LabelUnderstanding, &["3"]),
+    (Action::LabelFormat, &["4"]),
+    (Action::Note, &["n"]),
+    (Action::Undo, &["u"]),
+    (Action::Accept, &["a"]),
+    (Action::NextBadcase, &["]"]),
+    (Action::PrevBadcase, &["["]),
+    (Action::Smoothing, &["m"]),
+    (Action::Refresh, &["ctrl-r"]),
+];
+
+/// The label digits, fixed whatever a keymap file says.
+const LABEL_DIGITS: [(char, Action); 4] = [
+    ('1', Action::LabelCalculation),
+    ('2', Action::LabelReasoning),
+    ('3', Action::LabelUnderstanding),
+    ('4', Action::LabelFormat),
+];
+
+/// A keymap file: actions to keys, and a `[keys]` table of keys to actions.
+#[derive(Debug, Deserialize)]
+struct KeymapFile {
+    #[serde(default)]
+    keys: BTreeMap<String, Action>,
+    #[serde(flatten)]
+    actions: BTreeMap<Action, Vec<String>>,
+}
+
+/// Which action each key triggers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Keymap {
+    bindings: HashMap<KeyChord, Action>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut bindings = HashMap::new();
+        for (action, keys) in DEFAULTS {
+            for key in *keys {
+                if let Ok(chord) = KeyChord::parse(key) {
+                    bindings.insert(chord, *action);
+                }
+            }
+        }
+        Self { bindings }
+    }
+}
+
+impl Keymap {
+    /// The defaults with a keymap file's overrides; errors name the file and the entry.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the keymap {}", path.display()))?;
+        Self::from_toml(&text).with_context(|| format!("keymap {}", path.display()))
+    }
+
+    /// The defaults with the overrides of a keymap file's text.
+    pub fn from_toml(text: &str) -> anyhow::Result<Self> {
+        let file: KeymapFile = toml::from_str(text).map_err(|error| anyhow::anyhow!("{error}"))?;
+        let mut keymap = Self::default();
+        for (action, keys) in &file.actions {
+            keymap.bindings.retain(|_, bound| bound != action);
+            for key in keys {
+                let chord =
+                    KeyChord::parse(key).map_err(|error| anyhow::anyhow!("{action:?}: {error}"))?;
+                keymap.bind(chord, *action)?;
+            }
+        }
+        for (key, action) in &file.keys {
+            let chord = KeyChord::parse(key).map_err(|error| anyhow::anyhow!("[keys] {error}"))?;
+            keymap.bind(chord, *action)?;
+        }
+        for (digit, action) in LABEL_DIGITS {
+            keymap.bindings.insert(
+                KeyChord::new(KeyCode::Char(digit), KeyModifiers::NONE),
+                action,
+            );
+        }
+        Ok(keymap)
+    }
+
+    fn bind(&mut self, chord: KeyChord, action: Action) -> anyhow::Result<()> {
+        let digit = LABEL_DIGITS
+            .iter()
+            .find(|(digit, _)| chord == KeyChord::new(KeyCode::Char(*digit), KeyModifiers::NONE));
+        if let Some((digit, label)) = digit
+            && *label != action
+        {
+            anyhow::bail!("key `{digit}` always sets a label; bind {action:?} to another key");
+        }
+        self.bindings.insert(chord, action);
+        Ok(())
+    }
+
+    /// The action a key event triggers.
+    pub fn action(&self, event: &KeyEvent) -> Option<Action> {
+        self.bindings.get(&KeyChord::of(event)).copied()
+    }
+
+    /// The keys bound to an action, in a stable order (defaults first).
+    pub fn keys_for(&self, action: Action) -> Vec<KeyChord> {
+        let mut keys: Vec<KeyChord> = self
+            .bindings
+            .iter()
+            .filter(|(_, bound)| **bound == action)
+            .map(|(chord, _)| *chord)
+            .collect();
+        let rank = |chord: &KeyChord| {
+            DEFAULTS
+                .iter()
+                .flat_map(|(_, keys)| keys.iter())
+                .position(|key| KeyChord::parse(key).as_ref() == Ok(chord))
+                .unwrap_or(usize::MAX)
+        };
+        keys.sort_by_key(|chord| (rank(chord), chord.to_string()));
+        keys
+    }
+
+    /// The first key of an action as text, or `–` when it has none.
+    pub fn first_key(&self, action: Action) -> String {
+        self.keys_for(action)
+            .first()
+            .map_or_else(|| "–".to_string(), ToString::to_string)
+    }
+}

@@ -1,0 +1,29 @@
+//! The terminal UI: an Elm-style `App` (state per view, `update` without I/O), render
+//! functions over `&App`, and a loop that drains terminal events and engine updates, then
+//! draws once.
+
+pub mod action;
+pub mod annotate;
+pub mod app;
+pub mod content;
+pub mod filter_expr;
+pub mod group;
+pub mod highlight;
+pub mod keymap;
+pub mod layout;
+pub mod outcome;
+pub mod prompt;
+pub mod rich;
+pub mod rollouts;
+pub mod runs;
+pub mod series;
+pub mod tags;
+mod terminal;
+pub mod theme;
+pub mod token_text;
+pub mod trajectory;
+pub mod view;
+
+pub use action::Action;
+pub use app::{App, AppConfig, Msg, Screen, Tab};
+pub use terminal::{run, session_app_config};

@@ -1,0 +1,88 @@
+//! The one-line prompt at the bottom: `:` commands, `/` search, `n` notes. It takes every
+//! key while open.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What the prompt is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// A `:` command.
+    Command,
+    /// A `/` text search.
+    Search,
+    /// A note on the current turn's label.
+    Note,
+}
+
+impl PromptKind {
+    /// The text shown before the input.
+    pub fn lead(self) -> &'static str {
+        match self {
+            Self::Command => ":",
+            Self::Search => "/",
+            Self::Note => "note: ",
+        }
+    }
+}
+
+/// An open prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    /// What it is for.
+    pub kind: PromptKind,
+    /// What was typed.
+    pub input: String,
+}
+
+/// What a key did to the prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PromptEvent {
+    /// Still typing.
+    Editing,
+    /// Closed without effect.
+    Cancelled,
+    /// Closed with this input.
+    Submitted(PromptKind, String),
+}
+
+impl Prompt {
+    /// An empty prompt.
+    pub fn new(kind: PromptKind) -> Self {
+        Self {
+            kind,
+            input: String::new(),
+        }
+    }
+
+    /// A prompt with text already in it.
+    pub fn with_input(kind: PromptKind, input: &str) -> Self {
+        Self {
+            kind,
+            input: input.to_string(),
+        }
+    }
+
+    /// Applies a key: characters type, backspace deletes, ctrl-u clears, enter submits,
+    /// esc cancels (as does backspace on an empty prompt).
+    pub fn key(&mut self, key: &KeyEvent) -> PromptEvent {
+        let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Enter => PromptEvent::Submitted(self.kind, self.input.trim().to_string()),
+            KeyCode::Esc => PromptEvent::Cancelled,
+            KeyCode::Backspace if self.input.is_empty() => PromptEvent::Cancelled,
+            KeyCode::Backspace => {
+                self.input.pop();
+                PromptEvent::Editing
+            }
+            KeyCode::Char('u') if control => {
+                self.input.clear();
+                PromptEvent::Editing
+            }
+            KeyCode::Char(c) if !control && !c.is_control() => {
+                self.input.push(c);
+                PromptEvent::Editing
+            }
+            _ => PromptEvent::Editing,
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Theme-independent styled text: pieces tagged with a semantic tone, so content is built once
+//! and drawn in whatever theme is current.
+
+use crate::text::inert;
+
+/// The semantic role of a piece of text; themes map each to a style.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tone {
+    /// Ordinary text.
+    Text,
+    /// Metadata: ids, counts, captions.
+    Muted,
+    /// Text the policy did not generate (observations, prompts, masked tokens).
+    Dim,
+    /// Headings and the focused pane.
+    Accent,
+    /// A pass, a correct answer.
+    Pass,
+    /// A fail, an error.
+    Fail,
+    /// A warning: zero-variance groups, truncated content.
+    Warn,
+    /// A suggested label (italic).
+    Suggested,
+    /// A confirmed label (bold).
+    Confirmed,
+    /// A low process score.
+    PrmLow,
+    /// A middling process score.
+    PrmMid,
+    /// A high process score.
+    PrmHigh,
+    /// A key in highlighted code (JSON keys, names).
+    CodeKey,
+    /// A string literal.
+    CodeString,
+    /// A number or constant.
+    CodeNumber,
+    /// A keyword or operator.
+    CodeKeyword,
+    /// A comment.
+    CodeComment,
+    /// A line only the right side of a diff has.
+    DiffAdd,
+    /// A line only the left side of a diff has.
+    DiffRemove,
+    /// A heat-map cell, level 0 (cool) to 4 (hot).
+    Heat(u8),
+}
+
+impl Tone {
+    /// The gauge tone of a process score in [0, 1].
+    pub fn of_score(value: f64) -> Self {
+        if value < 0.34 {
+            Self::PrmLow
+        } else if value < 0.67 {
+            Self::PrmMid
+        } else {
+            Self::PrmHigh
+        }
+    }
+}
+
+/// A run of text with one tone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Piece {
+    /// Its tone.
+    pub tone: Tone,
+    /// Its text: already made inert, one line, no control characters.
+    pub text: String,
+}
+
+/// A line of pieces.
+pub type RichLine = Vec<Piece>;
+
+/// One piece of text, made inert (tool output and model text are untrusted).
+pub fn piece(tone: Tone, text: &str) -> Piece {
+    Piece {
+        tone,
+        text: inert(text).replace('\t', "    "),
+    }
+}
+
+/// Longest line kept in one piece before it is cut into several lines, so that scrolling
+/// moves through long tool output instead of jumping over it.
+pub const CHUNK_CHARS: usize = 160;
+
+/// Most bytes of one text shown; the rest is summarised in a closing line.
+pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
+
+/// A text as lines of one tone: made inert, cut after `MAX_SHOWN_BYTES`, long lines split
+/// every `CHUNK_CHARS` characters.
+pub fn paragraph(tone: Tone, text: &str) -> Vec<RichLine> {
+    let shown = match text
+        .char_indices()
+        .find(|(index, _)| *index >= MAX_SHOWN_BYTES)
+    {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
+    let mut lines: Vec<RichLine> = Vec::new();
+    for line in shown.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let mut chars = line.chars().peekable();
+        if chars.peek().is_none() {
+            lines.push(vec![piece(tone, "")]);
+        }
+        while chars.peek().is_some() {
+            let chunk: String = chars.by_ref().take(CHUNK_CHARS).collect();
+            lines.push(vec![piece(tone, &chunk)]);
+        }
+    }
+    if shown.len() < text.len() {
+        lines.push(vec![piece(
+            Tone::Warn,
+            &format!(
+                "… {} more bytes not shown (rollscope show ID --full prints everything)",
+                text.len() - shown.len()
+            ),
+        )]);
+    }
+    lines
+}
+
+/// The plain text of a line.
+pub fn plain(line: &RichLine) -> String {
+    line.iter().map(|piece| piece.text.as_str()).collect()
+}

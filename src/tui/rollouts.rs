@@ -1,0 +1,208 @@
+//! The Rollouts list: a window of rows over a listing the engine holds (100k rows never
+//! cross the channel), a cursor, and the preview of the selected trajectory.
+
+use super::outcome::Outcome;
+use super::tags::Tags;
+use crate::engine::{Command, Listing, LoadedTrajectory, Tag, Window};
+use crate::store::{Outcome as Verdict, SortKey, Summary};
+use crate::trajectory::TrajectoryId;
+use std::ops::Range;
+
+/// Rows fetched beyond each edge of the visible ones.
+const MARGIN: usize = 100;
+
+/// The list's state.
+#[derive(Clone, Debug, Default)]
+pub struct RolloutsState {
+    /// Filter and order.
+    pub listing: Listing,
+    /// The listing's tag; windows of older listings are dropped.
+    pub tag: Tag,
+    /// Rows the listing selects; `None` while the engine is still counting.
+    pub matching: Option<usize>,
+    /// Index of the first loaded row.
+    pub start: usize,
+    /// The loaded rows.
+    pub rows: Vec<Summary>,
+    /// The selected row.
+    pub cursor: usize,
+    /// The first visible row.
+    pub top: usize,
+    /// Visible rows.
+    pub height: usize,
+    /// The window asked for and not yet answered.
+    pub requested: Option<Range<usize>>,
+    /// The previewed trajectory.
+    pub preview: Option<Box<LoadedTrajectory>>,
+    /// The preview request in flight.
+    pub preview_tag: Tag,
+    /// The trajectory the preview request is for.
+    pub preview_id: Option<TrajectoryId>,
+}
+
+impl RolloutsState {
+    /// Rows known to exist: the count, or the loaded ones while counting.
+    pub fn known_rows(&self) -> usize {
+        self.matching.unwrap_or(self.start + self.rows.len())
+    }
+
+    /// The summary at a row, if loaded.
+    pub fn row(&self, index: usize) -> Option<&Summary> {
+        self.rows.get(index.checked_sub(self.start)?)
+    }
+
+    /// The selected summary, if loaded.
+    pub fn selected(&self) -> Option<&Summary> {
+        self.row(self.cursor)
+    }
+
+    /// Starts a new listing: forgets the rows and asks for the first window.
+    pub fn relist(&mut self, listing: Listing, tags: &mut Tags) -> Command {
+        self.listing = listing;
+        self.tag = tags.fresh();
+        self.matching = None;
+        self.start = 0;
+        self.rows.clear();
+        self.cursor = 0;
+        self.top = 0;
+        self.preview = None;
+        self.preview_id = None;
+        let window = 0..self.height + MARGIN;
+        self.requested = Some(window.clone());
+        Command::List {
+            tag: self.tag,
+            listing: self.listing.clone(),
+            window,
+        }
+    }
+
+    /// Takes a window from the engine; returns the preview request it makes necessary.
+    pub fn receive(&mut self, window: Window, tags: &mut Tags) -> Vec<Command> {
+        if window.tag != self.tag {
+            return Vec::new();
+        }
+        if window.matching.is_some() || self.matching.is_none() {
+            self.matching = window.matching;
+        }
+        self.start = window.start;
+        self.rows = window.rows;
+        self.requested = None;
+        let known = self.known_rows();
+        self.cursor = self.cursor.min(known.saturating_sub(1));
+        self.keep_cursor_visible();
+        self.follow(tags)
+    }
+
+    /// Replaces a row's summary (after its labels were saved).
+    pub fn refresh_row(&mut self, summary: &Summary) {
+        if let Some(row) = self.rows.iter_mut().find(|row| row.id == summary.id) {
+            *row = summary.clone();
+        }
+    }
+
+    /// Moves the cursor to a row (clamped), scrolling and fetching as needed.
+    pub fn select(&mut self, index: usize, tags: &mut Tags) -> Vec<Command> {
+        let known = self.known_rows();
+        if known == 0 {
+            return Vec::new();
+        }
+        self.cursor = index.min(known - 1);
+        self.keep_cursor_visible();
+        self.follow(tags)
+    }
+
+    /// Moves the cursor by `delta` rows.
+    pub fn step(&mut self, delta: isize, tags: &mut Tags) -> Vec<Command> {
+        let target = self.cursor.saturating_add_signed(delta);
+        self.select(target, tags)
+    }
+
+    /// Sets the visible height (after a resize).
+    pub fn set_height(&mut self, height: usize, tags: &mut Tags) -> Vec<Command> {
+        self.height = height.max(1);
+        self.keep_cursor_visible();
+        self.follow(tags)
+    }
+
+    fn keep_cursor_visible(&mut self) {
+        if self.cursor < self.top {
+            self.top = self.cursor;
+        } else if self.cursor >= self.top + self.height {
+            self.top = self.cursor + 1 - self.height;
+        }
+        let known = self.known_rows();
+        self.top = self.top.min(known.saturating_sub(self.height));
+    }
+
+    /// Asks for the rows in view when they are not loaded, and for the selected
+    /// trajectory's preview when it changed.
+    fn follow(&mut self, tags: &mut Tags) -> Vec<Command> {
+        let mut commands = Vec::new();
+        let visible = self.top..(self.top + self.height).min(self.known_rows());
+        let loaded = self.start..self.start + self.rows.len();
+        let covered = visible.start >= loaded.start && visible.end <= loaded.end;
+        let asked = self
+            .requested
+            .as_ref()
+            .is_some_and(|asked| visible.start >= asked.start && visible.end <= asked.end);
+        if !covered && !asked && self.matching.is_some() {
+            let window = self.top.saturating_sub(MARGIN)..self.top + self.height + MARGIN;
+            self.requested = Some(window.clone());
+            commands.push(Command::Page {
+                tag: self.tag,
+                window,
+            });
+        }
+        if let Some(id) = self.selected().map(|summary| summary.id)
+            && self.preview_id != Some(id)
+        {
+            self.preview_id = Some(id);
+            self.preview_tag = tags.fresh();
+            commands.push(Command::LoadTrajectory {
+                tag: self.preview_tag,
+                id,
+            });
+        }
+        commands
+    }
+
+    /// The next sort key (and the listing that goes with it).
+    pub fn next_sort(&self) -> Listing {
+        let keys = SortKey::ALL;
+        let position = keys
+            .iter()
+            .position(|key| *key == self.listing.sort)
+            .unwrap_or(0);
+        let mut listing = self.listing.clone();
+        listing.sort = keys[(position + 1) % keys.len()];
+        listing.descending = matches!(listing.sort, SortKey::Reward | SortKey::Turns);
+        listing
+    }
+
+    /// The listing with the outcome filter cycled: all → failures → passes → all.
+    pub fn next_outcome(&self) -> Listing {
+        let mut listing = self.listing.clone();
+        listing.filter.outcome = match listing.filter.outcome {
+            None => Some(Verdict::Fail),
+            Some(Verdict::Fail) => Some(Verdict::Pass),
+            Some(Verdict::Pass) => None,
+        };
+        listing
+    }
+
+    /// Handles a movement action.
+    pub fn on_move(&mut self, action: super::action::Action, tags: &mut Tags) -> Outcome {
+        use super::action::Action;
+        let page = self.height.max(1) as isize;
+        let commands = match action {
+            Action::Down => self.step(1, tags),
+            Action::Up => self.step(-1, tags),
+            Action::PageDown => self.step(page, tags),
+            Action::PageUp => self.step(-page, tags),
+            Action::Top => self.select(0, tags),
+            Action::Bottom => self.select(usize::MAX, tags),
+            _ => return Outcome::Ignored,
+        };
+        Outcome::Commands(commands)
+    }
+}

@@ -1,0 +1,207 @@
+//! Chart series from metrics rows: points, smoothing, the ± std band and axis bounds, in
+//! plain code apart from drawing (and unit-tested).
+
+use crate::trajectory::MetricsRow;
+
+/// A metric's points as (step, value).
+pub type Points = Vec<(f64, f64)>;
+
+/// Weight of the newest value in the exponential moving average.
+pub const SMOOTHING: f64 = 0.3;
+
+/// A chart: which metric, under which names it may be recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Metric {
+    /// The chart's title.
+    pub title: &'static str,
+    /// Names the metric is recorded under, most usual first.
+    pub names: &'static [&'static str],
+}
+
+/// The small charts under the reward chart, in order.
+pub const SMALL_CHARTS: [Metric; 7] = [
+    Metric {
+        title: "KL",
+        names: &["kl", "objective/kl", "actor/kl_loss"],
+    },
+    Metric {
+        title: "grad norm",
+        names: &["grad_norm", "actor/grad_norm"],
+    },
+    Metric {
+        title: "entropy",
+        names: &["entropy", "actor/entropy"],
+    },
+    Metric {
+        title: "clip ratio",
+        names: &["clip_ratio/region_mean", "clip_ratio", "actor/pg_clipfrac"],
+    },
+    Metric {
+        title: "length",
+        names: &["completions/mean_length", "response_length/mean"],
+    },
+    Metric {
+        title: "success",
+        names: &["success_rate", "accuracy"],
+    },
+    Metric {
+        title: "eval accuracy",
+        names: &["eval/accuracy", "eval_accuracy"],
+    },
+];
+
+/// The points of the first name of `metric` that the rows record.
+pub fn points(rows: &[MetricsRow], metric: &Metric) -> Points {
+    for name in metric.names {
+        let found: Points = rows
+            .iter()
+            .filter_map(|row| row.get(name).map(|value| (row.step as f64, value)))
+            .filter(|(_, value)| value.is_finite())
+            .collect();
+        if !found.is_empty() {
+            return found;
+        }
+    }
+    Vec::new()
+}
+
+/// The reward mean and its ± std band (lower, upper), from `reward` and `reward_std`.
+pub fn reward_band(rows: &[MetricsRow]) -> (Points, Points, Points) {
+    let mut mean = Vec::new();
+    let mut lower = Vec::new();
+    let mut upper = Vec::new();
+    for row in rows {
+        let Some(value) = row.get("reward").filter(|value| value.is_finite()) else {
+            continue;
+        };
+        let step = row.step as f64;
+        mean.push((step, value));
+        if let Some(std) = row.get("reward_std").filter(|std| std.is_finite()) {
+            lower.push((step, value - std));
+            upper.push((step, value + std));
+        }
+    }
+    (mean, lower, upper)
+}
+
+/// An exponential moving average of the values (steps unchanged).
+pub fn smooth(points: &[(f64, f64)], weight: f64) -> Points {
+    let mut average: Option<f64> = None;
+    points
+        .iter()
+        .map(|&(step, value)| {
+            let next = average.map_or(value, |previous| previous + weight * (value - previous));
+            average = Some(next);
+            (step, next)
+        })
+        .collect()
+}
+
+/// Axis bounds covering every point of every series, padded by 5% of the span; a flat or
+/// empty series gets a unit-wide range so the chart still draws.
+pub fn bounds(series: &[&[(f64, f64)]]) -> ([f64; 2], [f64; 2]) {
+    let mut x = [f64::INFINITY, f64::NEG_INFINITY];
+    let mut y = [f64::INFINITY, f64::NEG_INFINITY];
+    for &(step, value) in series.iter().flat_map(|points| points.iter()) {
+        x = [x[0].min(step), x[1].max(step)];
+        y = [y[0].min(value), y[1].max(value)];
+    }
+    let fix = |range: [f64; 2], pad: bool| {
+        if !range[0].is_finite() {
+            return [0.0, 1.0];
+        }
+        let span = range[1] - range[0];
+        if span <= f64::EPSILON * range[0].abs().max(1.0) {
+            return [range[0] - 0.5, range[1] + 0.5];
+        }
+        let margin = if pad { span * 0.05 } else { 0.0 };
+        [range[0] - margin, range[1] + margin]
+    };
+    (fix(x, false), fix(y, true))
+}
+
+/// A value for an axis label: few digits, scientific when tiny or huge.
+pub fn axis_label(value: f64) -> String {
+    let magnitude = value.abs();
+    if magnitude != 0.0 && !(1e-3..1e5).contains(&magnitude) {
+        format!("{value:.1e}")
+    } else if magnitude >= 100.0 {
+        format!("{value:.0}")
+    } else if magnitude >= 1.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.3}")
+    }
+}
+
+/// The last value of a series.
+pub fn latest(points: &[(f64, f64)]) -> Option<f64> {
+    points.last().map(|&(_, value)| value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn row(step: u64, values: &[(&str, f64)]) -> MetricsRow {
+        MetricsRow {
+            run: "r".into(),
+            step,
+            time: 0,
+            values: values
+                .iter()
+                .map(|(name, value)| (name.to_string(), *value))
+                .collect::<BTreeMap<_, _>>(),
+        }
+    }
+
+    #[test]
+    fn points_use_the_first_recorded_name() {
+        let rows = [
+            row(0, &[("actor/kl_loss", 0.5)]),
+            row(1, &[("actor/kl_loss", 0.7)]),
+        ];
+        assert_eq!(
+            points(&rows, &SMALL_CHARTS[0]),
+            vec![(0.0, 0.5), (1.0, 0.7)]
+        );
+        assert!(points(&rows, &SMALL_CHARTS[1]).is_empty());
+    }
+
+    #[test]
+    fn band_is_mean_plus_minus_std() {
+        let rows = [
+            row(3, &[("reward", 0.5), ("reward_std", 0.2)]),
+            row(4, &[("reward", f64::NAN)]),
+        ];
+        let (mean, lower, upper) = reward_band(&rows);
+        assert_eq!(mean, vec![(3.0, 0.5)]);
+        assert!((lower[0].1 - 0.3).abs() < 1e-12 && (upper[0].1 - 0.7).abs() < 1e-12);
+    }
+
+    #[test]
+    fn smoothing_is_an_exponential_average() {
+        let smoothed = smooth(&[(0.0, 0.0), (1.0, 1.0), (2.0, 1.0)], 0.5);
+        assert_eq!(smoothed, vec![(0.0, 0.0), (1.0, 0.5), (2.0, 0.75)]);
+    }
+
+    #[test]
+    fn bounds_pad_values_and_survive_flat_and_empty_series() {
+        let (x, y) = bounds(&[&[(0.0, 0.0), (10.0, 1.0)]]);
+        assert_eq!(x, [0.0, 10.0]);
+        assert!((y[0] + 0.05).abs() < 1e-12 && (y[1] - 1.05).abs() < 1e-12);
+        assert_eq!(bounds(&[&[(2.0, 3.0)]]), ([1.5, 2.5], [2.5, 3.5]));
+        assert_eq!(bounds(&[]), ([0.0, 1.0], [0.0, 1.0]));
+        let (_, wide) = bounds(&[&[(0.0, 0.0)], &[(1.0, 100.0)]]);
+        assert!(wide[1] > 100.0, "a second series widens the axis");
+    }
+
+    #[test]
+    fn axis_labels_stay_short() {
+        assert_eq!(axis_label(0.0), "0.000");
+        assert_eq!(axis_label(1234.5), "1234");
+        assert_eq!(axis_label(0.00002), "2.0e-5");
+        assert_eq!(axis_label(-2.5), "-2.50");
+    }
+}

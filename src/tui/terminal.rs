@@ -1,0 +1,146 @@
+//! The real terminal: set up (raw mode, alternate screen, mouse), the event loop, and
+//! restoring everything on exit, Ctrl-C or panic.
+
+use super::app::{App, AppConfig, Msg};
+use super::keymap::Keymap;
+use super::theme::{BUILT_IN, Theme};
+use super::view;
+use crate::engine::{Engine, EngineConfig};
+use crate::session::SessionPaths;
+use crate::store::Store;
+use anyhow::Context;
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, MouseEventKind};
+use ratatui::DefaultTerminal;
+use ratatui::layout::Rect;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
+
+/// The app settings a session asks for: its theme and keymap from `session.toml` (paths
+/// relative to the session folder), everything else default.
+pub fn session_app_config(paths: &SessionPaths, viewport: Rect) -> anyhow::Result<AppConfig> {
+    let config = paths.load_config()?;
+    let mut app_config = AppConfig::new(&paths.name, viewport);
+    if let Some(name) = &config.theme {
+        let built_in = BUILT_IN.iter().any(|(built_in, _)| built_in == name);
+        let in_session = paths.dir.join(name);
+        let theme = if !built_in && in_session.is_file() {
+            Theme::named(&in_session.to_string_lossy())?
+        } else {
+            Theme::named(name)?
+        };
+        if !built_in {
+            app_config.extra_themes.push(theme.clone());
+        }
+        app_config.theme = theme;
+    }
+    if let Some(keymap) = &config.keymap {
+        let path = if keymap.is_absolute() {
+            keymap.clone()
+        } else {
+            paths.dir.join(keymap)
+        };
+        app_config.keymap = Keymap::load(&path)?;
+    }
+    Ok(app_config)
+}
+
+/// Opens the TUI on a session and runs it until the user quits.
+pub fn run(paths: &SessionPaths) -> anyhow::Result<()> {
+    let session = paths.load_config()?;
+    let mut config = session_app_config(paths, Rect::default())?;
+    let store = Store::open(&paths.store_dir())
+        .with_context(|| format!("cannot open session `{}`", paths.name))?;
+    let annotator = session.annotator.or_else(|| std::env::var("USER").ok());
+    let (engine, updates) = Engine::spawn(Arc::new(store), EngineConfig { annotator })
+        .context("cannot start the engine thread")?;
+    let mut terminal = ratatui::init();
+    let _ = crossterm::execute!(std::io::stdout(), EnableMouseCapture);
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+        previous_hook(info);
+    }));
+    let result = terminal
+        .size()
+        .map_err(anyhow::Error::from)
+        .and_then(|size| {
+            config.viewport = Rect::new(0, 0, size.width, size.height);
+            let mut app = App::new(config);
+            event_loop(&mut terminal, &mut app, &engine, updates)
+        });
+    let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    engine.shutdown();
+    result
+}
+
+/// Draw, wait for a terminal event or an engine update, drain everything pending, send the
+/// commands it produced, draw again.
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    engine: &Engine,
+    updates: Receiver<crate::engine::Update>,
+) -> anyhow::Result<()> {
+    let (sender, messages) = mpsc::channel::<Msg>();
+    let engine_sender = sender.clone();
+    std::thread::Builder::new()
+        .name("rollscope-updates".into())
+        .spawn(move || {
+            for update in updates {
+                if engine_sender.send(Msg::Engine(update)).is_err() {
+                    return;
+                }
+            }
+            let _ = engine_sender.send(Msg::Engine(crate::engine::Update::Failed {
+                tag: None,
+                during: "engine",
+                message: "the engine thread stopped; nothing more is loaded or saved: quit and reopen the session".into(),
+            }));
+        })?;
+    std::thread::Builder::new()
+        .name("rollscope-input".into())
+        .spawn(move || {
+            while let Ok(event) = event::read() {
+                let Some(msg) = message_of(event) else {
+                    continue;
+                };
+                if sender.send(msg).is_err() {
+                    break;
+                }
+            }
+        })?;
+    for command in app.start() {
+        engine.send(command);
+    }
+    loop {
+        terminal.draw(|frame| view::draw(frame, app))?;
+        let first = messages
+            .recv()
+            .context("the terminal and the engine both stopped")?;
+        let mut commands = app.update(first);
+        while let Ok(msg) = messages.try_recv() {
+            commands.extend(app.update(msg));
+        }
+        for command in app.prune(commands) {
+            engine.send(command);
+        }
+        if app.quit {
+            return Ok(());
+        }
+    }
+}
+
+/// The app message a terminal event makes, if any.
+fn message_of(event: Event) -> Option<Msg> {
+    match event {
+        Event::Key(key) => Some(Msg::Key(key)),
+        Event::Resize(width, height) => Some(Msg::Resize(width, height)),
+        Event::Mouse(mouse) => match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Msg::Scroll(-1)),
+            MouseEventKind::ScrollDown => Some(Msg::Scroll(1)),
+            _ => None,
+        },
+        _ => None,
+    }
+}

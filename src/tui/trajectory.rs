@@ -1,0 +1,195 @@
+//! The trajectory screen's state: the open trajectory, its sections, the current section and
+//! scroll, and the token view's cursor.
+
+use super::action::Action;
+use super::content::{Section, SectionContent, sections};
+use super::highlight::Highlighter;
+use super::outcome::Outcome;
+use crate::engine::{LoadedTrajectory, Tag};
+use crate::trajectory::{Label, Trajectory, TrajectoryId};
+
+/// What the token view shades tokens by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Heat {
+    /// The sampling log-probability (surprise).
+    #[default]
+    LogProb,
+    /// The sampling distribution's entropy.
+    Entropy,
+}
+
+/// The token view's cursor.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenCursor {
+    /// The selected token.
+    pub index: usize,
+    /// What tokens are shaded by.
+    pub heat: Heat,
+    /// Tokens per row at the current width (for moving by rows); 0 until measured.
+    pub per_row: usize,
+    /// Columns per token cell at the current width; 0 until measured.
+    pub cell: usize,
+}
+
+/// A loaded trajectory with its prepared content.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpenTrajectory {
+    /// The trajectory and its task.
+    pub loaded: LoadedTrajectory,
+    /// Prompt, steps, outcome.
+    pub sections: Vec<SectionContent>,
+}
+
+impl OpenTrajectory {
+    /// The trajectory.
+    pub fn trajectory(&self) -> &Trajectory {
+        &self.loaded.trajectory
+    }
+}
+
+/// The trajectory screen's state.
+#[derive(Clone, Debug, Default)]
+pub struct TrajectoryState {
+    /// The trajectory shown.
+    pub open: Option<Box<OpenTrajectory>>,
+    /// The load in flight.
+    pub tag: Tag,
+    /// The trajectory being loaded.
+    pub loading: Option<TrajectoryId>,
+    /// The current section.
+    pub section: usize,
+    /// The first line shown of the section.
+    pub scroll: usize,
+    /// The token view, when shown.
+    pub tokens: Option<TokenCursor>,
+}
+
+impl TrajectoryState {
+    /// Starts loading a trajectory (the screen shows it when it arrives).
+    pub fn start_loading(&mut self, id: TrajectoryId, tag: Tag) {
+        self.loading = Some(id);
+        self.tag = tag;
+    }
+
+    /// Takes a loaded trajectory if it is the one awaited; opens it at its first step.
+    pub fn receive(
+        &mut self,
+        tag: Tag,
+        loaded: &LoadedTrajectory,
+        highlighter: &Highlighter,
+    ) -> bool {
+        if tag != self.tag || self.loading != Some(loaded.trajectory.id) {
+            return false;
+        }
+        let sections = sections(loaded, highlighter);
+        self.section = usize::from(sections.len() > 2);
+        self.scroll = 0;
+        self.tokens = self.tokens.map(|cursor| TokenCursor { index: 0, ..cursor });
+        self.loading = None;
+        self.open = Some(Box::new(OpenTrajectory {
+            loaded: loaded.clone(),
+            sections,
+        }));
+        true
+    }
+
+    /// The open trajectory's id.
+    pub fn id(&self) -> Option<TrajectoryId> {
+        self.open.as_ref().map(|open| open.trajectory().id)
+    }
+
+    /// The current section.
+    pub fn current(&self) -> Option<&SectionContent> {
+        self.open.as_ref()?.sections.get(self.section)
+    }
+
+    /// The current step, when the current section is one.
+    pub fn current_step(&self) -> Option<usize> {
+        match self.current()?.section {
+            Section::Step(step) => Some(step),
+            _ => None,
+        }
+    }
+
+    /// Replaces the open trajectory's labels with the saved ones.
+    pub fn labels_saved(&mut self, id: TrajectoryId, labels: &[Label]) {
+        if let Some(open) = &mut self.open
+            && open.loaded.trajectory.id == id
+        {
+            open.loaded.trajectory.labels = labels.to_vec();
+        }
+    }
+
+    /// Handles navigation; `page` is the pane's height in lines.
+    pub fn on_action(&mut self, action: Action, page: usize) -> Outcome {
+        let Some(open) = &self.open else {
+            return Outcome::Ignored;
+        };
+        if self.tokens.is_some() && action == Action::Tokens {
+            self.tokens = None;
+            return Outcome::Commands(Vec::new());
+        }
+        if let Some(cursor) = &mut self.tokens {
+            let count = open
+                .trajectory()
+                .token_trace
+                .as_ref()
+                .map_or(0, |trace| trace.len());
+            return token_action(cursor, action, count);
+        }
+        let sections = open.sections.len();
+        let lines = open
+            .sections
+            .get(self.section)
+            .map_or(0, |section| section.lines.len());
+        let last_line = lines.saturating_sub(1);
+        match action {
+            Action::Right if self.section + 1 < sections => {
+                self.section += 1;
+                self.scroll = 0;
+            }
+            Action::Left if self.section > 0 => {
+                self.section -= 1;
+                self.scroll = 0;
+            }
+            Action::Down => self.scroll = (self.scroll + 1).min(last_line),
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::PageDown => self.scroll = (self.scroll + page.max(1)).min(last_line),
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(page.max(1)),
+            Action::Top => self.scroll = 0,
+            Action::Bottom => self.scroll = last_line,
+            Action::Tokens => {
+                if open.trajectory().token_trace.is_none() {
+                    return Outcome::Notice("this trajectory has no token trace".into());
+                }
+                self.tokens = Some(TokenCursor::default());
+            }
+            Action::Left | Action::Right => {}
+            _ => return Outcome::Ignored,
+        }
+        Outcome::Commands(Vec::new())
+    }
+}
+
+fn token_action(cursor: &mut TokenCursor, action: Action, count: usize) -> Outcome {
+    let last = count.saturating_sub(1);
+    let row = cursor.per_row.max(1);
+    match action {
+        Action::Right => cursor.index = (cursor.index + 1).min(last),
+        Action::Left => cursor.index = cursor.index.saturating_sub(1),
+        Action::Down => cursor.index = (cursor.index + row).min(last),
+        Action::Up => cursor.index = cursor.index.saturating_sub(row),
+        Action::PageDown => cursor.index = (cursor.index + row * 10).min(last),
+        Action::PageUp => cursor.index = cursor.index.saturating_sub(row * 10),
+        Action::Top => cursor.index = 0,
+        Action::Bottom => cursor.index = last,
+        Action::Entropy => {
+            cursor.heat = match cursor.heat {
+                Heat::LogProb => Heat::Entropy,
+                Heat::Entropy => Heat::LogProb,
+            }
+        }
+        _ => return Outcome::Ignored,
+    }
+    Outcome::Commands(Vec::new())
+}

@@ -1,0 +1,154 @@
+//! The group screen: the samples of a GRPO group side by side, and a diff of two of them.
+
+use super::widgets::{decimal, label_letters, line, pane, span, verdict_style};
+use crate::text::{clip, inert};
+use crate::tui::app::App;
+use crate::tui::layout;
+use crate::tui::rich::Tone;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+
+const WIDTHS: [Constraint; 7] = [
+    Constraint::Length(3),
+    Constraint::Length(6),
+    Constraint::Length(6),
+    Constraint::Length(5),
+    Constraint::Length(10),
+    Constraint::Length(7),
+    Constraint::Fill(1),
+];
+
+/// Draws the group screen.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.theme;
+    let state = &app.group;
+    let Some(group) = &state.group else {
+        let text = if state.loading.is_some() {
+            " loading group… "
+        } else {
+            " no group open "
+        };
+        frame.render_widget(
+            pane(theme, Line::from(span(theme, Tone::Muted, text)), true),
+            area,
+        );
+        return;
+    };
+    let [title_area, area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+    let (table_area, diff_area) = layout::group(area);
+    let rewards: Vec<String> = state.rewards().iter().map(|r| format!("{r:.0}")).collect();
+    let (mean, std) = state.reward_stats();
+    let mut title = vec![span(
+        theme,
+        Tone::Accent,
+        format!(
+            " group {} · {} · {} step {} ",
+            group.key.group,
+            inert(
+                group
+                    .task
+                    .as_ref()
+                    .map_or("no task", |task| task.id.as_str())
+            ),
+            inert(&group.key.run),
+            group.key.step
+        ),
+    )];
+    title.push(span(
+        theme,
+        Tone::Muted,
+        format!(
+            "· rewards {} · mean {mean:.2} · std {std:.2} ",
+            rewards.join(" ")
+        ),
+    ));
+    if state.zero_variance() {
+        title.push(span(
+            theme,
+            Tone::Warn,
+            "· zero variance: no learning signal ",
+        ));
+    }
+    let header = Row::new(["s", "reward", "adv", "turns", "answer", "PRM min", "labels"])
+        .style(theme.style(Tone::Muted));
+    let rows: Vec<Row> = group
+        .members
+        .iter()
+        .enumerate()
+        .map(|(index, member)| {
+            let marker = if index == state.pinned && !state.reference {
+                "◆"
+            } else {
+                " "
+            };
+            let labels: Vec<_> = member.labels.iter().collect();
+            let reward = member.reward.as_ref().map(|reward| reward.total);
+            let row = Row::new(vec![
+                Cell::from(format!(
+                    "{marker}{}",
+                    member.sample.map_or(index, |s| s as usize) + 1
+                )),
+                Cell::from(decimal(reward)).style(verdict_style(theme, member.passed())),
+                Cell::from(member.advantage.map_or("–".into(), |a| format!("{a:+.2}"))),
+                Cell::from(member.turn_count().to_string()),
+                Cell::from(
+                    inert(&clip(member.final_answer.as_deref().unwrap_or("–"), 10)).into_owned(),
+                ),
+                Cell::from(decimal(member.prm_min())),
+                Cell::from(Line::from(label_letters(theme, &labels))),
+            ]);
+            if index == state.selected {
+                row.style(theme.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(Line::from(title)), title_area);
+    let samples = Line::from(span(
+        theme,
+        Tone::Accent,
+        format!(" {} samples ", group.members.len()),
+    ));
+    frame.render_widget(
+        Table::new(rows, WIDTHS)
+            .header(header)
+            .block(pane(theme, samples, true)),
+        table_area,
+    );
+    let sample = |index: usize| {
+        group
+            .members
+            .get(index)
+            .and_then(|member| member.sample)
+            .map_or(index + 1, |s| s as usize + 1)
+    };
+    let diff_title = if state.reference {
+        format!(" diff  reference ⇄ s{} ", sample(state.selected))
+    } else {
+        format!(
+            " diff  s{} ⇄ s{} ",
+            sample(state.pinned),
+            sample(state.selected)
+        )
+    };
+    let rows = usize::from(diff_area.height.saturating_sub(2));
+    let lines: Vec<Line> = state
+        .diff
+        .iter()
+        .skip(state.scroll)
+        .take(rows)
+        .map(|rich| line(theme, rich))
+        .collect();
+    frame.render_widget(
+        Paragraph::new(lines).block(pane(
+            theme,
+            Line::from(span(theme, Tone::Accent, diff_title)),
+            false,
+        )),
+        diff_area,
+    );
+}

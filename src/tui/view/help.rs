@@ -1,0 +1,196 @@
+//! The `?` overlay (the keys of the current view, from the keymap) and the key hints of the
+//! bottom bar.
+
+use super::widgets::{pane, span};
+use crate::tui::action::Action;
+use crate::tui::app::{App, Screen, Tab};
+use crate::tui::layout;
+use crate::tui::rich::Tone;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+const LIST: &[(Action, &str)] = &[
+    (Action::Down, "next row"),
+    (Action::Up, "previous row"),
+    (Action::PageDown, "page down"),
+    (Action::PageUp, "page up"),
+    (Action::Top, "first row"),
+    (Action::Bottom, "last row"),
+    (Action::Open, "open the trajectory"),
+    (Action::Group, "its GRPO group"),
+    (Action::Search, "search text"),
+    (Action::Outcome, "all / failures / passes"),
+    (Action::Unlabelled, "unlabelled failures only"),
+    (Action::Sort, "next sort key"),
+    (Action::Reverse, "reverse the order"),
+    (Action::NextBadcase, "next unlabelled failure"),
+    (Action::PrevBadcase, "previous unlabelled failure"),
+    (Action::LabelCalculation, "calculation (first low-PRM turn)"),
+    (Action::LabelReasoning, "reasoning"),
+    (Action::LabelUnderstanding, "understanding"),
+    (Action::LabelFormat, "format"),
+    (Action::Accept, "accept suggestion"),
+    (Action::Undo, "undo label change"),
+];
+
+const TRAJECTORY: &[(Action, &str)] = &[
+    (Action::Right, "next turn"),
+    (Action::Left, "previous turn"),
+    (Action::Down, "scroll down"),
+    (Action::Up, "scroll up"),
+    (Action::PageDown, "page down"),
+    (Action::PageUp, "page up"),
+    (Action::Tokens, "tokens (trained vs masked)"),
+    (Action::Entropy, "token heat: log-prob / entropy"),
+    (Action::Group, "its GRPO group"),
+    (Action::LabelCalculation, "calculation error on this turn"),
+    (Action::LabelReasoning, "reasoning error"),
+    (Action::LabelUnderstanding, "understanding error"),
+    (Action::LabelFormat, "format error"),
+    (Action::Accept, "accept the turn's suggestion"),
+    (Action::Note, "note on the turn's label"),
+    (Action::Undo, "undo label change"),
+    (Action::NextBadcase, "next unlabelled failure"),
+    (Action::PrevBadcase, "previous unlabelled failure"),
+    (Action::Back, "back to the list"),
+];
+
+const GROUP: &[(Action, &str)] = &[
+    (Action::Down, "next sample"),
+    (Action::Up, "previous sample"),
+    (Action::Pin, "pin as the diff's left side"),
+    (Action::Reference, "diff against the reference solution"),
+    (Action::PageDown, "scroll the diff"),
+    (Action::PageUp, "scroll the diff back"),
+    (Action::Open, "open the sample"),
+    (Action::Back, "back"),
+];
+
+const RUNS: &[(Action, &str)] = &[
+    (Action::Down, "next run"),
+    (Action::Up, "previous run"),
+    (Action::Smoothing, "smooth the charts"),
+    (Action::Open, "this run's rollouts"),
+    (Action::Refresh, "reload"),
+];
+
+const INSIGHTS: &[(Action, &str)] = &[
+    (Action::Down, "scroll versions"),
+    (Action::Up, "scroll back"),
+    (Action::Refresh, "recount"),
+];
+
+const EVERYWHERE: &[(Action, &str)] = &[
+    (Action::NextTab, "next tab"),
+    (Action::PrevTab, "previous tab"),
+    (Action::TabRollouts, "rollouts"),
+    (Action::TabRuns, "runs"),
+    (Action::TabStats, "stats"),
+    (Action::TabCurate, "curate"),
+    (Action::Command, "command prompt"),
+    (Action::Help, "this help"),
+    (Action::Quit, "quit"),
+];
+
+/// The actions of the view on screen, with what they do there.
+pub fn view_keys(app: &App) -> &'static [(Action, &'static str)] {
+    match app.tab {
+        Tab::Rollouts => match app.screen() {
+            Screen::List => LIST,
+            Screen::Trajectory => TRAJECTORY,
+            Screen::Group => GROUP,
+        },
+        Tab::Runs => RUNS,
+        Tab::Stats | Tab::Curate => INSIGHTS,
+    }
+}
+
+/// The short hints of the bottom bar: (keys, what).
+pub fn hints(app: &App) -> Vec<(String, &'static str)> {
+    let keys = |action| app.keymap.first_key(action);
+    let pair = |a, b| format!("{}/{}", keys(a), keys(b));
+    let mut hints = match (app.tab, app.screen()) {
+        (Tab::Rollouts, Screen::List) => vec![
+            (pair(Action::Down, Action::Up), "move"),
+            (keys(Action::Open), "open"),
+            (keys(Action::Group), "group"),
+            (keys(Action::Search), "search"),
+            (keys(Action::Outcome), "fail/pass"),
+            (keys(Action::Sort), "sort"),
+            (keys(Action::NextBadcase), "next badcase"),
+            ("1-4".to_string(), "label"),
+        ],
+        (Tab::Rollouts, Screen::Trajectory) if app.trajectory.tokens.is_some() => vec![
+            (pair(Action::Left, Action::Right), "token"),
+            (pair(Action::Down, Action::Up), "row"),
+            (keys(Action::Entropy), "log-prob/entropy"),
+            (keys(Action::Tokens), "turns"),
+            ("1-4".to_string(), "label"),
+            (keys(Action::Back), "back"),
+        ],
+        (Tab::Rollouts, Screen::Trajectory) => vec![
+            (pair(Action::Left, Action::Right), "turn"),
+            (pair(Action::Down, Action::Up), "scroll"),
+            (keys(Action::Tokens), "tokens"),
+            ("1-4".to_string(), "label"),
+            (keys(Action::Note), "note"),
+            (keys(Action::Undo), "undo"),
+            (keys(Action::NextBadcase), "next badcase"),
+            (keys(Action::Back), "back"),
+        ],
+        (Tab::Rollouts, Screen::Group) => vec![
+            (pair(Action::Down, Action::Up), "sample"),
+            (keys(Action::Pin), "pin"),
+            (keys(Action::Reference), "vs reference"),
+            (keys(Action::Open), "open"),
+            (keys(Action::Back), "back"),
+        ],
+        (Tab::Runs, _) => vec![
+            (pair(Action::Down, Action::Up), "run"),
+            (keys(Action::Smoothing), "smoothing"),
+            (keys(Action::Open), "rollouts"),
+        ],
+        (Tab::Stats | Tab::Curate, _) => vec![(keys(Action::Refresh), "recount")],
+    };
+    hints.push((keys(Action::Help), "help"));
+    hints.push((keys(Action::Quit), "quit"));
+    hints
+}
+
+/// Draws the help overlay.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.theme;
+    let mut lines: Vec<Line> = Vec::new();
+    for (action, what) in view_keys(app).iter().chain(EVERYWHERE) {
+        let keys: Vec<String> = app
+            .keymap
+            .keys_for(*action)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        lines.push(Line::from(vec![
+            span(theme, Tone::Accent, format!("{:>16}  ", keys.join(" "))),
+            span(theme, Tone::Text, *what),
+        ]));
+    }
+    lines.push(Line::default());
+    for (command, what) in crate::tui::app::COMMANDS {
+        lines.push(Line::from(vec![
+            span(theme, Tone::Accent, format!("{command:>22}  ")),
+            span(theme, Tone::Muted, what),
+        ]));
+    }
+    let height = lines.len() as u16 + 2;
+    let box_area = layout::centered(area, 96, height);
+    frame.render_widget(Clear, box_area);
+    let title = Line::from(span(theme, Tone::Accent, " keys · any key closes "));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .style(theme.base_style())
+            .block(pane(theme, title, true)),
+        box_area,
+    );
+}

@@ -1,0 +1,42 @@
+//! Drawing: pure functions of `&App` onto a frame. One file per view.
+
+mod curate;
+mod group;
+mod help;
+mod preview;
+mod rollouts;
+mod runs;
+mod shell;
+mod stats;
+mod tokens;
+mod trajectory;
+pub mod widgets;
+
+pub use help::view_keys;
+
+use super::app::{App, Screen, Tab};
+use super::layout;
+use ratatui::Frame;
+use ratatui::widgets::Block;
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    frame.render_widget(Block::new().style(app.theme.base_style()), area);
+    let (top, body, bottom) = layout::shell(area);
+    shell::draw_top(frame, top, app);
+    match app.tab {
+        Tab::Rollouts => match app.screen() {
+            Screen::List => rollouts::draw(frame, body, app),
+            Screen::Trajectory => trajectory::draw(frame, body, app),
+            Screen::Group => group::draw(frame, body, app),
+        },
+        Tab::Runs => runs::draw(frame, body, app),
+        Tab::Stats => stats::draw(frame, body, app),
+        Tab::Curate => curate::draw(frame, body, app),
+    }
+    shell::draw_bottom(frame, bottom, app);
+    if app.help {
+        help::draw(frame, area, app);
+    }
+}

@@ -1,0 +1,229 @@
+//! The Runs tab: the run list, the reward chart with its ± std band, and small charts of
+//! the other metrics; series and bounds come from `series`.
+
+use super::widgets::{pane, span};
+use crate::text::inert;
+use crate::trajectory::{MetricsRow, RunStatus};
+use crate::tui::app::App;
+use crate::tui::rich::Tone;
+use crate::tui::series::{self, Metric, Points, SMALL_CHARTS, SMOOTHING};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::Line;
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+
+/// Draws the Runs tab.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.theme;
+    let [top, bottom, footer] = Layout::vertical([
+        Constraint::Percentage(55),
+        Constraint::Fill(1),
+        Constraint::Length(u16::from(area.height >= 8)),
+    ])
+    .areas(area);
+    let list_width = if top.width >= 80 { 36 } else { top.width / 2 };
+    let [list, reward] =
+        Layout::horizontal([Constraint::Length(list_width), Constraint::Fill(1)]).areas(top);
+    draw_run_list(frame, list, app);
+    let rows = &app.runs.rows;
+    draw_reward(
+        frame,
+        reward,
+        theme,
+        rows,
+        app.runs.smoothing,
+        total_steps(app),
+    );
+    draw_small_charts(frame, bottom, theme, rows, app.runs.smoothing);
+    if footer.height > 0 {
+        frame.render_widget(Paragraph::new(latest_line(theme, rows)), footer);
+    }
+}
+
+fn total_steps(app: &App) -> Option<(u64, u64)> {
+    app.runs
+        .selected_run()
+        .map(|run| (run.step, run.total_steps))
+}
+
+fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.theme;
+    let lines: Vec<Line> = if app.runs.runs.is_empty() {
+        let text = if app.runs.loaded {
+            "no runs yet"
+        } else {
+            "loading…"
+        };
+        vec![Line::from(span(theme, Tone::Muted, text))]
+    } else {
+        app.runs
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(index, run)| {
+                let tone = match run.status {
+                    RunStatus::Running => Tone::Pass,
+                    RunStatus::Failed => Tone::Fail,
+                    RunStatus::Paused => Tone::Warn,
+                    RunStatus::Done | RunStatus::Stopped => Tone::Muted,
+                };
+                let text = format!(
+                    "{:<11} {:<8} {:>5}/{:<5}",
+                    inert(&run.id),
+                    run.status.as_str(),
+                    run.step,
+                    run.total_steps
+                );
+                if index == app.runs.selected {
+                    Line::styled(text, theme.selected())
+                } else {
+                    Line::from(span(theme, tone, text))
+                }
+            })
+            .collect()
+    };
+    frame.render_widget(
+        Paragraph::new(lines).block(pane(
+            theme,
+            Line::from(span(theme, Tone::Accent, " Runs ")),
+            true,
+        )),
+        area,
+    );
+}
+
+fn maybe_smooth(points: Points, smoothing: bool) -> Points {
+    if smoothing {
+        series::smooth(&points, SMOOTHING)
+    } else {
+        points
+    }
+}
+
+fn draw_reward(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    rows: &[MetricsRow],
+    smoothing: bool,
+    steps: Option<(u64, u64)>,
+) {
+    let (mean, lower, upper) = series::reward_band(rows);
+    let (mean, lower, upper) = (
+        maybe_smooth(mean, smoothing),
+        maybe_smooth(lower, smoothing),
+        maybe_smooth(upper, smoothing),
+    );
+    let (x, y) = series::bounds(&[&mean, &lower, &upper]);
+    let mut title = format!(
+        " reward (mean ± std{}) ",
+        if smoothing { ", smoothed" } else { "" }
+    );
+    if let Some((step, total)) = steps {
+        title.push_str(&format!("· step {step}/{total} "));
+    }
+    let datasets = vec![
+        dataset(&lower, theme.chart_band, Marker::Braille),
+        dataset(&upper, theme.chart_band, Marker::Braille),
+        dataset(&mean, theme.chart_main, Marker::Braille),
+    ];
+    let chart = Chart::new(datasets)
+        .block(pane(
+            theme,
+            Line::from(span(theme, Tone::Accent, title)),
+            false,
+        ))
+        .x_axis(axis(theme, x, true))
+        .y_axis(axis(theme, y, true));
+    frame.render_widget(chart, area);
+}
+
+fn dataset(points: &[(f64, f64)], color: Color, marker: Marker) -> Dataset<'_> {
+    Dataset::default()
+        .marker(marker)
+        .graph_type(GraphType::Line)
+        .style(Style::new().fg(color))
+        .data(points)
+}
+
+fn axis<'a>(theme: &Theme, bounds: [f64; 2], labelled: bool) -> Axis<'a> {
+    let axis = Axis::default().style(theme.style(Tone::Dim)).bounds(bounds);
+    if labelled {
+        axis.labels([series::axis_label(bounds[0]), series::axis_label(bounds[1])])
+    } else {
+        axis
+    }
+}
+
+fn draw_small_charts(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    rows: &[MetricsRow],
+    smoothing: bool,
+) {
+    if area.height < 3 || area.width < 10 {
+        return;
+    }
+    let count = SMALL_CHARTS.len();
+    let columns = [count, count.div_ceil(2), 2]
+        .into_iter()
+        .find(|columns| usize::from(area.width) / columns >= 18)
+        .unwrap_or(1);
+    let chart_rows = count.div_ceil(columns);
+    let fitting_rows = usize::from(area.height / 4).clamp(1, chart_rows);
+    let row_areas = Layout::vertical(vec![Constraint::Fill(1); fitting_rows]).split(area);
+    for (row_index, row_area) in row_areas.iter().enumerate() {
+        let cells = Layout::horizontal(vec![Constraint::Fill(1); columns]).split(*row_area);
+        for (column, cell) in cells.iter().enumerate() {
+            if let Some(metric) = SMALL_CHARTS.get(row_index * columns + column) {
+                draw_small_chart(frame, *cell, theme, rows, metric, smoothing);
+            }
+        }
+    }
+}
+
+fn draw_small_chart(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    rows: &[MetricsRow],
+    metric: &Metric,
+    smoothing: bool,
+) {
+    let points = maybe_smooth(series::points(rows, metric), smoothing);
+    let (x, y) = series::bounds(&[&points]);
+    let latest = series::latest(&points).map_or_else(|| "–".to_string(), series::axis_label);
+    let title = format!(" {} {latest} ", metric.title);
+    let chart = Chart::new(vec![dataset(&points, theme.chart_alt, Marker::Braille)])
+        .block(pane(
+            theme,
+            Line::from(span(theme, Tone::Muted, title)),
+            false,
+        ))
+        .x_axis(axis(theme, x, false))
+        .y_axis(axis(theme, y, area.width >= 30));
+    frame.render_widget(chart, area);
+}
+
+fn latest_line<'a>(theme: &Theme, rows: &[MetricsRow]) -> Line<'a> {
+    let Some(row) = rows.last() else {
+        return Line::from(span(theme, Tone::Muted, " no metrics rows for this run"));
+    };
+    let mut parts = vec![format!(" step {}", row.step)];
+    if let Some(reward) = row.get("reward") {
+        let std = row
+            .get("reward_std")
+            .map_or(String::new(), |std| format!("±{std:.2}"));
+        parts.push(format!("reward {reward:.2}{std}"));
+    }
+    for metric in &SMALL_CHARTS {
+        if let Some(value) = metric.names.iter().find_map(|name| row.get(name)) {
+            parts.push(format!("{} {}", metric.title, series::axis_label(value)));
+        }
+    }
+    Line::from(span(theme, Tone::Text, parts.join(" · ")))
+}

@@ -1,0 +1,116 @@
+//! The top bar (session, counts, engine state, tabs) and the bottom bar (key hints, the
+//! last message, or the open prompt).
+
+use super::help::hints;
+use super::widgets::span;
+use crate::engine::EngineState;
+use crate::tui::app::{App, Tab};
+use crate::tui::rich::Tone;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// Draws the top bar.
+pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
+    if area.height == 0 {
+        return;
+    }
+    let theme = &app.theme;
+    let compact = area.width < 90;
+    let tabs: Vec<Span> = Tab::ALL
+        .iter()
+        .enumerate()
+        .filter(|(_, tab)| !compact || **tab == app.tab)
+        .flat_map(|(index, tab)| {
+            let text = format!(" F{} {} ", index + 1, tab.title());
+            let style = if *tab == app.tab {
+                theme.selected().add_modifier(Modifier::BOLD)
+            } else {
+                theme.style(Tone::Muted)
+            };
+            [Span::styled(text, style)]
+        })
+        .collect();
+    let tabs_width: u16 = tabs.iter().map(|tab| tab.width() as u16).sum();
+    let [left, right] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(tabs_width)]).areas(area);
+    let stored = app.status.stored.map_or_else(
+        || "counting".to_string(),
+        |count| format!("{} rollouts", thousands(count)),
+    );
+    let engine = match &app.status.engine {
+        EngineState::Idle => span(theme, Tone::Muted, "engine idle"),
+        EngineState::Busy(what) => span(theme, Tone::Warn, format!("engine {what}…")),
+    };
+    let title = Line::from(vec![
+        span(theme, Tone::Accent, " Rollscope"),
+        span(
+            theme,
+            Tone::Muted,
+            format!(" · {} · {stored} · ", app.session),
+        ),
+        engine,
+    ]);
+    frame.render_widget(Paragraph::new(title), left);
+    frame.render_widget(Paragraph::new(Line::from(tabs)), right);
+}
+
+/// Draws the bottom bar.
+pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
+    if area.height == 0 {
+        return;
+    }
+    let theme = &app.theme;
+    if let Some(prompt) = &app.prompt {
+        let text = format!("{}{}", prompt.kind.lead(), prompt.input);
+        let width = Span::raw(text.as_str()).width() as u16;
+        frame.render_widget(Paragraph::new(span(theme, Tone::Accent, text)), area);
+        let x = area
+            .x
+            .saturating_add(width)
+            .min(area.right().saturating_sub(1));
+        frame.set_cursor_position(Position::new(x, area.y));
+        return;
+    }
+    let notice = app.status.notice.as_ref().map(|notice| {
+        let tone = if notice.error { Tone::Fail } else { Tone::Text };
+        span(theme, tone, format!("  {} ", notice.text))
+    });
+    let notice_width = notice.as_ref().map_or(0, |notice| notice.width() as u16);
+    let [left, right] = Layout::horizontal([
+        Constraint::Fill(1),
+        Constraint::Length(notice_width.min(area.width * 2 / 3)),
+    ])
+    .areas(area);
+    let hints: Vec<Span> = hints(app)
+        .into_iter()
+        .flat_map(|(keys, what)| {
+            [
+                span(theme, Tone::Accent, format!(" {keys}")),
+                span(theme, Tone::Muted, format!(" {what} ")),
+            ]
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(Line::from(hints)), left);
+    if let Some(notice) = notice {
+        frame.render_widget(
+            Paragraph::new(Line::from(notice)).alignment(ratatui::layout::Alignment::Right),
+            right,
+        );
+    }
+}
+
+/// A count with thin separators: `12,480`.
+pub fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}

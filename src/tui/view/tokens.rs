@@ -1,0 +1,127 @@
+//! The token view: every token of the trace, trained-on ones shaded by surprise or entropy,
+//! masked ones (prompt, observations, template) dim, with the selected token's figures.
+
+use super::widgets::{pane, span};
+use crate::trajectory::TokenTrace;
+use crate::tui::app::App;
+use crate::tui::rich::Tone;
+use crate::tui::token_text::grid;
+use crate::tui::trajectory::{Heat, OpenTrajectory};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// The heat level (0 cool … 4 hot) of a token: surprise (−log-prob) or entropy, in nats.
+pub fn heat_level(value: f32, heat: Heat) -> u8 {
+    let thresholds: [f32; 4] = match heat {
+        Heat::LogProb => [0.1, 0.5, 1.5, 3.0],
+        Heat::Entropy => [0.2, 0.7, 1.5, 2.5],
+    };
+    let magnitude = match heat {
+        Heat::LogProb => -value,
+        Heat::Entropy => value,
+    };
+    thresholds
+        .iter()
+        .filter(|&&threshold| magnitude >= threshold)
+        .count() as u8
+}
+
+fn figure(values: &[f32], index: usize) -> Option<f32> {
+    values.get(index).copied()
+}
+
+/// Draws the token view.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
+    let theme = &app.theme;
+    let Some(trace) = &open.trajectory().token_trace else {
+        return;
+    };
+    let cursor = app.trajectory.tokens.unwrap_or_default();
+    let inner_width = usize::from(area.width.saturating_sub(2));
+    let (cell, per_row) = if cursor.cell > 0 && cursor.per_row > 0 {
+        (cursor.cell, cursor.per_row)
+    } else {
+        grid(&trace.token_ids, app.token_text.as_ref(), inner_width)
+    };
+    let rows = usize::from(area.height.saturating_sub(4)).max(1);
+    let index = cursor.index.min(trace.len().saturating_sub(1));
+    let top_row = (index / per_row) / rows * rows;
+    let recorded = match cursor.heat {
+        Heat::LogProb => &trace.logprobs,
+        Heat::Entropy => &trace.entropies,
+    };
+    let mut lines: Vec<Line> = (top_row..top_row + rows)
+        .map(|row| {
+            let start = row * per_row;
+            let end = (start + per_row).min(trace.len());
+            (start..end)
+                .map(|token| {
+                    let mut text = app.token_text.text(trace.token_ids[token]);
+                    text = text.chars().take(cell - 1).collect();
+                    let padded = format!("{text:<width$} ", width = cell - 1);
+                    let masked = trace.loss_mask.get(token).copied().unwrap_or(0) == 0;
+                    let style = if token == index {
+                        theme.selected()
+                    } else if masked {
+                        theme.style(Tone::Dim)
+                    } else {
+                        match figure(recorded, token) {
+                            Some(value) => theme.style(Tone::Heat(heat_level(value, cursor.heat))),
+                            None => theme.style(Tone::Text),
+                        }
+                    };
+                    Span::styled(padded, style)
+                })
+                .collect::<Vec<_>>()
+        })
+        .map(Line::from)
+        .collect();
+    lines.push(Line::default());
+    lines.push(footer(app, trace, index));
+    let heat = match cursor.heat {
+        Heat::LogProb => "log-prob",
+        Heat::Entropy => "entropy",
+    };
+    let title = format!(
+        " tokens · {} of {} trained · shaded by {heat} (cool sure → hot unsure) · masked dim · shown as ids ",
+        trace.policy_tokens(),
+        trace.len()
+    );
+    frame.render_widget(
+        Paragraph::new(lines).block(pane(
+            theme,
+            Line::from(span(theme, Tone::Accent, title)),
+            true,
+        )),
+        area,
+    );
+}
+
+fn footer<'a>(app: &App, trace: &TokenTrace, index: usize) -> Line<'a> {
+    let theme = &app.theme;
+    let Some(&id) = trace.token_ids.get(index) else {
+        return Line::from(span(theme, Tone::Muted, "empty trace"));
+    };
+    let trained = trace.loss_mask.get(index).copied().unwrap_or(0) != 0;
+    let logprob = figure(&trace.logprobs, index).filter(|_| trained);
+    let entropy = figure(&trace.entropies, index).filter(|_| trained);
+    let mut text = format!(
+        "token {} of {} · id {id} · text {:?} · {}",
+        index + 1,
+        trace.len(),
+        app.token_text.text(id),
+        if trained { "trained on" } else { "masked" }
+    );
+    if let Some(logprob) = logprob {
+        text.push_str(&format!(
+            " · log-prob {logprob:.3} (p {:.3})",
+            logprob.exp()
+        ));
+    }
+    if let Some(entropy) = entropy {
+        text.push_str(&format!(" · entropy {entropy:.3}"));
+    }
+    Line::from(span(theme, Tone::Text, text))
+}

@@ -1,0 +1,337 @@
+//! The trajectory screen: a header with the task, the list of sections (prompt, turns,
+//! outcome) and the current section, or the token view.
+
+use super::tokens;
+use super::widgets::{gauge, label_letters, label_marks, line, pane, span};
+use crate::text::{clip, inert};
+use crate::tui::app::App;
+use crate::tui::content::Section;
+use crate::tui::layout;
+use crate::tui::rich::Tone;
+use crate::tui::theme::Theme;
+use crate::tui::trajectory::OpenTrajectory;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+/// Draws the trajectory screen.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.theme;
+    let state = &app.trajectory;
+    let Some(open) = &state.open else {
+        let text = if state.loading.is_some() {
+            " loading… "
+        } else {
+            " no trajectory open "
+        };
+        frame.render_widget(
+            pane(theme, Line::from(span(theme, Tone::Muted, text)), true),
+            area,
+        );
+        return;
+    };
+    let areas = layout::trajectory(area);
+    draw_header(frame, areas.header, theme, open, state.loading.is_some());
+    let components = open
+        .trajectory()
+        .reward
+        .as_ref()
+        .map_or(0, |reward| reward.components.len() as u16);
+    let outcome_height = (components + 4).min(9);
+    let (turns, outcome) = if areas.turns.height >= outcome_height + 8 {
+        let [turns, outcome] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(outcome_height)])
+                .areas(areas.turns);
+        (turns, Some(outcome))
+    } else {
+        (areas.turns, None)
+    };
+    draw_sections(frame, turns, app, open);
+    if let Some(outcome) = outcome {
+        draw_outcome(frame, outcome, theme, open);
+    }
+    if state.tokens.is_some() {
+        tokens::draw(frame, areas.pane, app, open);
+    } else {
+        draw_pane(frame, areas.pane, app, open);
+    }
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory, loading: bool) {
+    if area.height == 0 {
+        return;
+    }
+    let trajectory = open.trajectory();
+    let mut title = vec![span(
+        theme,
+        Tone::Accent,
+        format!(
+            " {} ",
+            inert(trajectory.task_id.as_deref().unwrap_or("no task"))
+        ),
+    )];
+    let mut facts = vec![trajectory.id.short(8)];
+    if let Some(run) = &trajectory.run {
+        let run = inert(run);
+        facts.push(match trajectory.policy_version {
+            Some(step) => format!("{run} step {step}"),
+            None => run.into_owned(),
+        });
+    }
+    if let Some(group) = trajectory.group {
+        facts.push(format!("group {group}"));
+    }
+    if let Some(sample) = trajectory.sample {
+        facts.push(format!("sample {}", sample + 1));
+    }
+    title.push(span(
+        theme,
+        Tone::Muted,
+        format!("· {} ", facts.join(" · ")),
+    ));
+    if let Some(reward) = &trajectory.reward {
+        let tone = if reward.is_pass() {
+            Tone::Pass
+        } else {
+            Tone::Fail
+        };
+        title.push(span(theme, tone, format!("· reward {:.2} ", reward.total)));
+    }
+    if let Some(advantage) = trajectory.advantage {
+        title.push(span(
+            theme,
+            Tone::Muted,
+            format!("· advantage {advantage:+.2} "),
+        ));
+    }
+    title.push(span(
+        theme,
+        Tone::Muted,
+        format!("· {} ", inert(trajectory.stop_reason.as_str())),
+    ));
+    if loading {
+        title.push(span(theme, Tone::Warn, "· loading next… "));
+    }
+    let question = open
+        .loaded
+        .task
+        .as_ref()
+        .map(|task| task.question().to_string())
+        .or_else(|| {
+            trajectory
+                .prompt_messages()
+                .iter()
+                .rev()
+                .find(|message| message.role == crate::trajectory::Role::User)
+                .map(|message| message.content.clone())
+        })
+        .unwrap_or_default();
+    let first = question.lines().next().unwrap_or("");
+    let room = usize::from(area.width.saturating_sub(30));
+    let mut body = vec![
+        span(theme, Tone::Accent, "Task  "),
+        span(theme, Tone::Text, inert(&clip(first, room)).into_owned()),
+    ];
+    if let Some(truth) = open
+        .loaded
+        .task
+        .as_ref()
+        .and_then(|task| task.ground_truth.as_deref())
+    {
+        body.push(span(theme, Tone::Muted, "   ground truth "));
+        body.push(span(
+            theme,
+            Tone::Pass,
+            inert(&clip(truth, 20)).into_owned(),
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(body)).block(pane(theme, Line::from(title), false)),
+        area,
+    );
+}
+
+fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory) {
+    let trajectory = open.trajectory();
+    let mut lines = Vec::new();
+    if let Some(reward) = &trajectory.reward {
+        let (verdict, tone) = if reward.is_pass() {
+            ("pass", Tone::Pass)
+        } else {
+            ("fail", Tone::Fail)
+        };
+        lines.push(Line::from(span(
+            theme,
+            tone,
+            format!("{verdict:<10}{:>7.2}", reward.total),
+        )));
+        for (name, value) in &reward.components {
+            let name = inert(&clip(name, 10)).into_owned();
+            lines.push(Line::from(span(
+                theme,
+                Tone::Muted,
+                format!("{name:<10}{value:>7.2}"),
+            )));
+        }
+    }
+    if let Some(advantage) = trajectory.advantage {
+        lines.push(Line::from(span(
+            theme,
+            Tone::Muted,
+            format!("{:<10}{advantage:>+7.2}", "advantage"),
+        )));
+    }
+    let title = Line::from(span(theme, Tone::Muted, " outcome "));
+    frame.render_widget(Paragraph::new(lines).block(pane(theme, title, false)), area);
+}
+
+fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let theme = &app.theme;
+    let trajectory = open.trajectory();
+    let rows = usize::from(area.height.saturating_sub(2)).max(1);
+    let selected = app.trajectory.section;
+    let top = selected.saturating_sub(rows - 1);
+    let lines: Vec<Line> = open
+        .sections
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(rows)
+        .map(|(index, section)| {
+            let mut spans = match section.section {
+                Section::Prompt => vec![span(theme, Tone::Muted, " prompt")],
+                Section::Outcome => {
+                    let (text, tone) = match &trajectory.reward {
+                        Some(reward) if reward.is_pass() => {
+                            (format!(" outcome {:.2}", reward.total), Tone::Pass)
+                        }
+                        Some(reward) => (format!(" outcome {:.2}", reward.total), Tone::Fail),
+                        None => (" outcome".to_string(), Tone::Muted),
+                    };
+                    vec![span(theme, tone, text)]
+                }
+                Section::Step(step) => {
+                    let mut spans = vec![span(theme, Tone::Text, format!(" t{:<4}", step + 1))];
+                    let score = trajectory
+                        .scores_of_step(step as u32)
+                        .map(|score| score.value)
+                        .min_by(f64::total_cmp);
+                    spans.push(match score {
+                        Some(value) => span(theme, Tone::of_score(value), format!("{value:.2} ")),
+                        None => span(theme, Tone::Dim, "  –  "),
+                    });
+                    let labels: Vec<_> = trajectory.labels_of_step(step as u32).collect();
+                    spans.extend(label_letters(theme, &labels));
+                    spans
+                }
+            };
+            if index == selected {
+                spans = spans
+                    .into_iter()
+                    .map(|item| Span::styled(item.content, theme.selected()))
+                    .collect();
+            }
+            Line::from(spans)
+        })
+        .collect();
+    let title = Line::from(span(
+        theme,
+        Tone::Muted,
+        format!(" {} steps ", open.sections.len().saturating_sub(2)),
+    ));
+    frame.render_widget(Paragraph::new(lines).block(pane(theme, title, false)), area);
+}
+
+fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
+    let theme = &app.theme;
+    let state = &app.trajectory;
+    let Some(content) = open.sections.get(state.section) else {
+        return;
+    };
+    let trajectory = open.trajectory();
+    let steps = open.sections.len().saturating_sub(2);
+    let title = match content.section {
+        Section::Prompt => " prompt · system and task · not trained ".to_string(),
+        Section::Outcome => " outcome ".to_string(),
+        Section::Step(step) => format!(" turn {} of {steps} · assistant ", step + 1),
+    };
+    let mut lines: Vec<Line> = Vec::new();
+    if let Section::Step(step) = content.section {
+        for score in trajectory.scores_of_step(step as u32) {
+            let mut spans = vec![span(theme, Tone::Muted, "PRM ")];
+            spans.extend(gauge(theme, score.value, 10));
+            spans.push(span(
+                theme,
+                Tone::Muted,
+                format!(" {}", inert(score.source.as_str())),
+            ));
+            if let Some(note) = &score.note {
+                spans.push(span(
+                    theme,
+                    Tone::Muted,
+                    format!(" — {}", inert(&clip(note, 120))),
+                ));
+            }
+            lines.push(Line::from(spans));
+        }
+        let labels: Vec<_> = trajectory.labels_of_step(step as u32).collect();
+        if !labels.is_empty() {
+            let mut spans = vec![span(theme, Tone::Muted, "Label ")];
+            spans.extend(label_marks(theme, &labels));
+            for label in &labels {
+                if let Some(note) = &label.note {
+                    spans.push(span(
+                        theme,
+                        Tone::Muted,
+                        format!("— {} ", inert(&clip(note, 120))),
+                    ));
+                }
+            }
+            if labels
+                .iter()
+                .any(|label| label.status == crate::trajectory::LabelStatus::Suggested)
+            {
+                spans.push(span(
+                    theme,
+                    Tone::Accent,
+                    format!(
+                        " {} accept",
+                        app.keymap.first_key(crate::tui::action::Action::Accept)
+                    ),
+                ));
+            }
+            lines.push(Line::from(spans));
+        }
+        if !lines.is_empty() {
+            lines.push(Line::default());
+        }
+    }
+    let rows = usize::from(area.height.saturating_sub(2));
+    let room = rows.saturating_sub(lines.len());
+    let scroll = state.scroll.min(content.lines.len().saturating_sub(1));
+    lines.extend(
+        content
+            .lines
+            .iter()
+            .skip(scroll)
+            .take(room)
+            .map(|rich| line(theme, rich)),
+    );
+    let position = if content.lines.len() > room {
+        format!(" {}/{} ", scroll + 1, content.lines.len())
+    } else {
+        String::new()
+    };
+    let block = pane(theme, Line::from(span(theme, Tone::Accent, title)), true)
+        .title_bottom(Line::from(span(theme, Tone::Muted, position)).right_aligned());
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block),
+        area,
+    );
+}

@@ -1,0 +1,114 @@
+//! Small drawing helpers shared by the views: toned lines, gauges, label marks, blocks.
+
+use crate::store::Summary;
+use crate::trajectory::{Label, LabelStatus};
+use crate::tui::rich::{RichLine, Tone};
+use crate::tui::theme::Theme;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders};
+
+/// A toned line as a ratatui line, borrowing its text.
+pub fn line<'a>(theme: &Theme, rich: &'a RichLine) -> Line<'a> {
+    Line::from(
+        rich.iter()
+            .map(|piece| Span::styled(piece.text.as_str(), theme.style(piece.tone)))
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// A span of text in a tone.
+pub fn span<'a>(theme: &Theme, tone: Tone, text: impl Into<std::borrow::Cow<'a, str>>) -> Span<'a> {
+    Span::styled(text, theme.style(tone))
+}
+
+/// A bordered pane with a title, accented when focused.
+pub fn pane<'a>(theme: &Theme, title: Line<'a>, focused: bool) -> Block<'a> {
+    Block::new()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(theme.border(focused))
+        .title(title)
+}
+
+/// A score gauge `████████░░ 0.80` of `width` cells, coloured low → high.
+pub fn gauge<'a>(theme: &Theme, value: f64, width: usize) -> Vec<Span<'a>> {
+    let clamped = if value.is_finite() {
+        value.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let filled = (clamped * width as f64).round() as usize;
+    let tone = Tone::of_score(clamped);
+    vec![
+        span(theme, tone, "█".repeat(filled)),
+        span(theme, Tone::Dim, "░".repeat(width - filled.min(width))),
+        span(theme, tone, format!(" {value:.2}")),
+    ]
+}
+
+/// A value with two decimals, or `–`.
+pub fn decimal(value: Option<f64>) -> String {
+    value.map_or_else(|| "–".to_string(), |value| format!("{value:.2}"))
+}
+
+/// The labels of a summary: confirmed in bold, suggested in italics with `?`.
+pub fn summary_labels<'a>(theme: &Theme, summary: &Summary) -> Vec<Span<'a>> {
+    let confirmed = summary
+        .confirmed_kinds()
+        .map(|kind| span(theme, Tone::Confirmed, format!("{kind} ")));
+    let suggested = summary
+        .suggested_kinds()
+        .map(|kind| span(theme, Tone::Suggested, format!("{kind}? ")));
+    confirmed.chain(suggested).collect()
+}
+
+/// Labels as marks: bold kind names when confirmed, italic `kind?` when suggested.
+pub fn label_marks<'a>(theme: &Theme, labels: &[&Label]) -> Vec<Span<'a>> {
+    labels
+        .iter()
+        .map(|label| match label.status {
+            LabelStatus::Confirmed => span(theme, Tone::Confirmed, format!("{} ", label.kind)),
+            LabelStatus::Suggested => span(theme, Tone::Suggested, format!("{}? ", label.kind)),
+        })
+        .collect()
+}
+
+/// The first letter of each label kind (`C`, `r?`), for narrow columns.
+pub fn label_letters<'a>(theme: &Theme, labels: &[&Label]) -> Vec<Span<'a>> {
+    labels
+        .iter()
+        .map(|label| {
+            let letter = label.kind.as_str()[..1].to_string();
+            match label.status {
+                LabelStatus::Confirmed => span(theme, Tone::Confirmed, letter.to_uppercase()),
+                LabelStatus::Suggested => span(theme, Tone::Suggested, format!("{letter}?")),
+            }
+        })
+        .collect()
+}
+
+/// The style of a reward: pass or fail colour.
+pub fn verdict_style(theme: &Theme, passed: Option<bool>) -> Style {
+    match passed {
+        Some(true) => theme.style(Tone::Pass),
+        Some(false) => theme.style(Tone::Fail),
+        None => theme.style(Tone::Muted),
+    }
+}
+
+/// `run·step` and `group·sample` (1-based sample) as the list shows them.
+pub fn coordinates(summary: &Summary) -> (String, String) {
+    let run = summary.run.rsplit('-').next().unwrap_or(&summary.run);
+    let run_step = match (summary.run.is_empty(), summary.step) {
+        (true, None) => "–".to_string(),
+        (_, Some(step)) => format!("{run}·{step}"),
+        (false, None) => run.to_string(),
+    };
+    let group_sample = match (summary.group, summary.sample) {
+        (Some(group), Some(sample)) => format!("{group}·{}", sample + 1),
+        (Some(group), None) => group.to_string(),
+        _ => "–".to_string(),
+    };
+    (run_step, group_sample)
+}

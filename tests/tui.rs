@@ -1,0 +1,24 @@
+//! The terminal UI: update tests (messages in, state and commands out), snapshots of every
+//! view, small terminals and hostile content, themes and keymaps, and the engine through
+//! its real channels against a store in a temporary folder.
+
+#[path = "tui/cli.rs"]
+mod cli;
+#[path = "tui/common.rs"]
+mod common;
+#[path = "tui/content.rs"]
+mod content;
+#[path = "tui/engine.rs"]
+mod engine;
+#[path = "tui/robust.rs"]
+mod robust;
+#[path = "tui/settings.rs"]
+mod settings;
+#[path = "tui/snapshots.rs"]
+mod snapshots;
+#[path = "tui/update_annotate.rs"]
+mod update_annotate;
+#[path = "tui/update_nav.rs"]
+mod update_nav;
+#[path = "tui/update_views.rs"]
+mod update_views;

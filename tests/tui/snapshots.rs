@@ -1,0 +1,108 @@
+//! Snapshots of every view, drawn on a test terminal from a real engine over the demo set.
+//! The screens hold no time stamps; the demo set is deterministic.
+
+use crate::common::*;
+use rollscope::tui::{Action, App};
+
+fn snapshot(name: &str, app: &App) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(name, render(app)));
+}
+
+#[test]
+fn rollouts_list_with_preview() {
+    let live = Live::new(512, 120, 36);
+    snapshot("rollouts_list", &live.app);
+}
+
+#[test]
+fn failures_sorted_by_prm() {
+    let mut live = Live::new(512, 120, 36);
+    live.act(&[Action::Outcome]);
+    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+    live.act(&[Action::Sort, Action::Sort, Action::Sort]);
+    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+    snapshot("rollouts_failures_by_prm", &live.app);
+}
+
+#[test]
+fn trajectory_turn_with_tool_call_and_label() {
+    let mut live = Live::new(512, 120, 36);
+    live.act(&[Action::Outcome]);
+    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+    live.act(&[Action::Open, Action::Right, Action::LabelCalculation]);
+    live.settle(|app| {
+        app.trajectory
+            .open
+            .as_ref()
+            .is_some_and(|open| !open.trajectory().labels.is_empty())
+    });
+    live.app.status.notice = None;
+    snapshot("trajectory_turn", &live.app);
+    live.act(&[Action::Left, Action::Left]);
+    snapshot("trajectory_prompt", &live.app);
+    live.act(&[Action::Bottom]);
+    for _ in 0..10 {
+        live.act(&[Action::Right]);
+    }
+    snapshot("trajectory_outcome", &live.app);
+}
+
+#[test]
+fn token_view() {
+    let mut live = Live::new(512, 100, 24);
+    live.act(&[
+        Action::Open,
+        Action::Tokens,
+        Action::Right,
+        Action::Right,
+        Action::Down,
+    ]);
+    snapshot("tokens", &live.app);
+}
+
+#[test]
+fn group_view_with_diff() {
+    let mut live = Live::new(512, 130, 30);
+    live.act(&[Action::Down, Action::Down, Action::Group]);
+    live.settle(|app| app.group.group.is_some());
+    live.act(&[Action::Down]);
+    snapshot("group", &live.app);
+    live.act(&[Action::Reference]);
+    snapshot("group_reference", &live.app);
+}
+
+#[test]
+fn runs_stats_curate_and_help() {
+    let mut live = Live::new(512, 140, 40);
+    live.act(&[Action::TabRuns]);
+    live.settle(|app| !app.runs.rows.is_empty());
+    snapshot("runs", &live.app);
+    live.act(&[Action::Smoothing]);
+    snapshot("runs_smoothed", &live.app);
+    live.act(&[Action::TabStats]);
+    live.settle(|app| app.insights.overview.is_some());
+    snapshot("stats", &live.app);
+    live.act(&[Action::TabCurate]);
+    snapshot("curate", &live.app);
+    live.act(&[Action::TabRollouts, Action::Help]);
+    snapshot("help", &live.app);
+}
+
+#[test]
+fn tiny_terminal() {
+    let mut live = Live::new(64, 20, 6);
+    snapshot("tiny_list", &live.app);
+    live.act(&[Action::Open]);
+    snapshot("tiny_trajectory", &live.app);
+}
+
+#[test]
+fn trajectory_with_python_reasoning_and_a_failed_tool() {
+    let mut app = crate::content::opened(crate::content::tool_user(), 100, 30);
+    snapshot("trajectory_python", &app);
+    act(&mut app, &[Action::Right, Action::Right]);
+    snapshot("trajectory_failed_tool", &app);
+}

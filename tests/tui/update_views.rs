@@ -1,0 +1,256 @@
+//! Update tests for the screens: trajectory turns, the token view, groups, runs, stats,
+//! and engine failures.
+
+use crate::common::*;
+use rollscope::engine::{Command, GroupKey, LoadedGroup, Update};
+use rollscope::trajectory::MetricsRow;
+use rollscope::tui::{Action, Msg, Screen, Tab};
+use std::collections::BTreeMap;
+
+#[test]
+fn enter_opens_from_the_preview_without_a_load_and_turns_step() {
+    let mut app = listed_app(100, 100);
+    let commands = act(&mut app, &[Action::Open]);
+    assert!(commands.is_empty(), "the preview already holds it");
+    assert_eq!(app.screen(), Screen::Trajectory);
+    let open = app.trajectory.open.as_ref().unwrap();
+    let steps = open.trajectory().steps().len();
+    assert_eq!(
+        app.trajectory.current_step(),
+        Some(0),
+        "opens at the first turn"
+    );
+    act(&mut app, &[Action::Right]);
+    assert_eq!(app.trajectory.current_step(), Some(1));
+    act(&mut app, &[Action::Down, Action::Down, Action::Up]);
+    assert_eq!(app.trajectory.scroll, 1);
+    assert_eq!(app.trajectory.current_step(), Some(1));
+    for _ in 0..20 {
+        act(&mut app, &[Action::Right]);
+    }
+    assert_eq!(app.trajectory.section, steps + 1, "stops at the outcome");
+    assert_eq!(app.trajectory.current_step(), None);
+    for _ in 0..30 {
+        act(&mut app, &[Action::Left]);
+    }
+    assert_eq!(app.trajectory.section, 0, "the prompt comes first");
+    act(&mut app, &[Action::Back]);
+    assert_eq!(app.screen(), Screen::List);
+}
+
+#[test]
+fn token_view_moves_by_token_and_row_and_switches_heat() {
+    let mut app = listed_app(100, 100);
+    act(&mut app, &[Action::Open, Action::Tokens]);
+    let cursor = app
+        .trajectory
+        .tokens
+        .expect("token view open (row 0 has a trace)");
+    assert!(cursor.per_row > 1);
+    act(&mut app, &[Action::Right, Action::Right, Action::Left]);
+    assert_eq!(app.trajectory.tokens.unwrap().index, 1);
+    act(&mut app, &[Action::Down]);
+    assert_eq!(app.trajectory.tokens.unwrap().index, 1 + cursor.per_row);
+    act(&mut app, &[Action::Bottom]);
+    assert_eq!(app.trajectory.tokens.unwrap().index, 63);
+    act(&mut app, &[Action::Entropy]);
+    assert_eq!(
+        app.trajectory.tokens.unwrap().heat,
+        rollscope::tui::trajectory::Heat::Entropy
+    );
+    act(&mut app, &[Action::Back]);
+    assert!(
+        app.trajectory.tokens.is_none(),
+        "esc leaves the token view first"
+    );
+    assert_eq!(app.screen(), Screen::Trajectory);
+    act(&mut app, &[Action::Back]);
+    let commands = act(&mut app, &[Action::Down, Action::Open]);
+    answer_preview(&mut app, &commands);
+    act(&mut app, &[Action::Tokens]);
+    assert!(app.trajectory.tokens.is_none(), "row 1 has no trace");
+    assert!(
+        app.status
+            .notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("no token trace")
+    );
+}
+
+fn group_of(index: u64) -> LoadedGroup {
+    let first = index / 8 * 8;
+    let members = (first..first + 8).map(trajectory).collect();
+    LoadedGroup {
+        key: GroupKey {
+            run: "grpo-0001".into(),
+            step: trajectory(index).policy_version.unwrap(),
+            group: index / 8,
+        },
+        members,
+        task: Some(rollscope::synthetic::task(index, &spec())),
+    }
+}
+
+#[test]
+fn group_view_selects_pins_and_diffs() {
+    let mut app = listed_app(100, 100);
+    let commands = act(&mut app, &[Action::Down, Action::Down, Action::Group]);
+    let Some(Command::LoadGroup { tag, key }) = commands.last() else {
+        panic!("expected LoadGroup")
+    };
+    assert_eq!(key.group, 0);
+    assert_eq!(app.screen(), Screen::Group);
+    app.update(Msg::Engine(Update::Group {
+        tag: *tag,
+        group: Box::new(group_of(2)),
+    }));
+    assert_eq!(
+        app.group.selected, 2,
+        "the selected row's sample is selected"
+    );
+    assert!(!app.group.diff.is_empty());
+    act(&mut app, &[Action::Pin, Action::Down]);
+    assert_eq!((app.group.pinned, app.group.selected), (2, 3));
+    act(&mut app, &[Action::Reference]);
+    assert!(app.group.reference);
+    assert!(
+        app.group
+            .diff
+            .iter()
+            .any(|line| line[0].text.starts_with("- ")),
+        "the reference's lines show as removed"
+    );
+    let commands = act(&mut app, &[Action::Open]);
+    assert_eq!(app.screen(), Screen::Trajectory);
+    assert!(
+        matches!(commands.as_slice(), [Command::LoadTrajectory { id, .. }] if *id == trajectory(3).id)
+    );
+    act(&mut app, &[Action::Back, Action::Back]);
+    assert_eq!(app.screen(), Screen::List);
+}
+
+#[test]
+fn runs_tab_loads_metrics_and_follows_live_rows() {
+    let mut app = listed_app(100, 100);
+    let run = |id: &str| rollscope::trajectory::RunInfo {
+        id: id.into(),
+        kind: rollscope::trajectory::RunKind::Grpo,
+        status: rollscope::trajectory::RunStatus::Running,
+        config: serde_json::Value::Null,
+        seed: 1,
+        model: "m".into(),
+        code_version: "0".into(),
+        parent: None,
+        created_at: 0,
+        step: 1,
+        total_steps: 10,
+        note: None,
+    };
+    let row = |step: u64, reward: f64| MetricsRow {
+        run: "grpo-0002".into(),
+        step,
+        time: 0,
+        values: BTreeMap::from([("reward".to_string(), reward)]),
+    };
+    act(&mut app, &[Action::TabRuns]);
+    let commands = app.update(Msg::Engine(Update::Runs(vec![
+        run("grpo-0001"),
+        run("grpo-0002"),
+    ])));
+    assert_eq!(
+        commands,
+        vec![Command::LoadMetrics {
+            run: "grpo-0002".into()
+        }],
+        "the newest run is selected"
+    );
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0002".into(),
+        rows: vec![row(0, 0.1), row(1, 0.2)],
+    }));
+    app.update(Msg::Engine(Update::MetricsAppended {
+        run: "grpo-0002".into(),
+        rows: vec![row(2, 0.4)],
+    }));
+    app.update(Msg::Engine(Update::MetricsAppended {
+        run: "grpo-0002".into(),
+        rows: vec![row(1, 0.3)],
+    }));
+    let steps: Vec<(u64, f64)> = app
+        .runs
+        .rows
+        .iter()
+        .map(|row| (row.step, row.get("reward").unwrap()))
+        .collect();
+    assert_eq!(
+        steps,
+        vec![(0, 0.1), (1, 0.3), (2, 0.4)],
+        "a row for a held step replaces it"
+    );
+    assert_eq!(
+        app.runs.runs[1].step, 2,
+        "the run's step follows its newest row"
+    );
+    app.update(Msg::Engine(Update::MetricsAppended {
+        run: "grpo-0001".into(),
+        rows: vec![row(7, 1.0)],
+    }));
+    assert_eq!(
+        app.runs.rows.len(),
+        3,
+        "rows of another run are not mixed in"
+    );
+    act(&mut app, &[Action::Smoothing]);
+    assert!(app.runs.smoothing);
+    assert_eq!(
+        act(&mut app, &[Action::Up]),
+        vec![Command::LoadMetrics {
+            run: "grpo-0001".into()
+        }]
+    );
+    let commands = act(&mut app, &[Action::Open]);
+    assert_eq!(app.tab, Tab::Rollouts);
+    let Command::List { listing, .. } = &commands[0] else {
+        panic!("expected List")
+    };
+    assert_eq!(listing.filter.run.as_deref(), Some("grpo-0001"));
+}
+
+#[test]
+fn engine_failures_show_and_clear_pending_loads() {
+    let mut app = listed_app(100, 100);
+    let commands = act(&mut app, &[Action::Down, Action::Open]);
+    let tag = commands
+        .iter()
+        .rev()
+        .find_map(|command| command.tag())
+        .unwrap();
+    assert!(app.trajectory.loading.is_some());
+    app.update(Msg::Engine(Update::Failed {
+        tag: Some(tag),
+        during: "loading trajectory",
+        message: "gone".into(),
+    }));
+    assert!(app.trajectory.loading.is_none());
+    let notice = app.status.notice.clone().unwrap();
+    assert!(notice.error && notice.text.contains("gone"));
+}
+
+#[test]
+fn stats_scroll_over_versions() {
+    let mut app = listed_app(100, 100);
+    act(&mut app, &[Action::TabStats]);
+    let overview = rollscope::engine::Overview::of(&summaries(512));
+    assert_eq!(overview.versions.len(), 64);
+    app.update(Msg::Engine(Update::Overview(Box::new(overview))));
+    act(&mut app, &[Action::Down, Action::Down]);
+    assert_eq!(app.insights.scroll, 2);
+    act(&mut app, &[Action::Bottom]);
+    assert_eq!(app.insights.scroll, 63);
+    assert!(matches!(
+        act(&mut app, &[Action::Refresh]).as_slice(),
+        [Command::LoadOverview { .. }]
+    ));
+}
