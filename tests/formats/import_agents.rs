@@ -247,7 +247,7 @@ fn inspect_json_log() {
     );
     assert_eq!(reward.components["match"], 0.0);
     assert_eq!(
-        trajectory.extra["source_id"], 1,
+        trajectory.extra["id"], 1,
         "the sample's own id is kept apart from ours"
     );
     assert_eq!(trajectory.extra["eval"]["model"], "ollama/llama3.1");
@@ -356,6 +356,6 @@ fn tau_bench_results() {
         "get_user_details"
     );
     assert_eq!(arguments(trajectory, 0), json!({"user_id": "mia_li_3668"}));
-    assert_eq!(trajectory.extra["source_task_id"], 0);
+    assert_eq!(trajectory.extra["task_id"], 0);
     assert_eq!(trajectory.extra["info"]["task"]["user_id"], "mia_li_3668");
 }

@@ -81,7 +81,7 @@ fn openai_messages_with_parts_reasoning_and_object_arguments_round_trip() {
     assert_eq!(first.messages[1].content, "What is 2+2?");
     assert_eq!(first.messages[2].reasoning.as_deref(), Some("Add them."));
     assert_eq!(first.messages[3].name.as_deref(), Some("calculator"));
-    assert_eq!(first.extra["source_id"], "row-1");
+    assert_eq!(first.extra["id"], "row-1");
     let (back, _) = through(Format::OpenaiMessages, &imported);
     for (again, first) in back.trajectories.iter().zip(&imported.trajectories) {
         assert_eq!(&as_if(again.clone(), first), first);
