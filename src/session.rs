@@ -53,6 +53,23 @@ impl SessionPaths {
         self.dir.join("models")
     }
 
+    /// The newest policy version: the model folder under `models/` written last.
+    pub fn current_model(&self) -> Option<PathBuf> {
+        let entries = std::fs::read_dir(self.models_dir()).ok()?;
+        entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter_map(|dir| {
+                let written = std::fs::metadata(dir.join("config.json"))
+                    .ok()?
+                    .modified()
+                    .ok()?;
+                Some((written, dir))
+            })
+            .max()
+            .map(|(_, dir)| dir)
+    }
+
     /// A run's folder (metrics copy, checkpoints).
     pub fn run_dir(&self, run: &str) -> PathBuf {
         self.dir.join("runs").join(run)

@@ -10,7 +10,9 @@ mod filter_args;
 mod inspect;
 mod model;
 mod output;
+mod rollout;
 mod score;
+mod serve;
 mod tui;
 mod watch;
 
@@ -96,6 +98,10 @@ pub enum Command {
     Tool(agent::ToolArgs),
     /// Check the arithmetic claims of GSM8K-shaped solutions exactly.
     Claims(agent::ClaimsArgs),
+    /// Multi-turn rollouts of a policy on a task set, with tools, rewards and process scores.
+    Rollout(rollout::RolloutArgs),
+    /// Serve a model over an OpenAI-compatible HTTP endpoint.
+    Serve(serve::ServeArgs),
     /// Open the terminal UI (also what `rollscope` alone does).
     Tui,
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
@@ -139,5 +145,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Tool(args)) => agent::tool(&cli, args),
         Some(Command::Claims(args)) => agent::claims(&cli, args),
         Some(Command::DemoData(args)) => tui::demo_data(&cli, args),
+        Some(Command::Rollout(args)) => rollout::rollout(&cli, args),
+        Some(Command::Serve(args)) => serve::serve(&cli, args),
     }
 }

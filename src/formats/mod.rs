@@ -5,6 +5,7 @@
 //! bad input, and nothing else in the crate parses JSON from the wild.
 
 mod chat;
+pub mod chat_api;
 mod context;
 mod detect;
 mod document;

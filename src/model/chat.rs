@@ -72,7 +72,7 @@ pub fn messages_json(messages: &[Message]) -> Vec<Value> {
 }
 
 /// The tokenizer and the chat template together: how a conversation becomes tokens.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Chat {
     /// The tokenizer.
     pub tokenizer: ChatTokenizer,

@@ -1,0 +1,373 @@
+//! The multi-turn rollout loop: many episodes in flight; the local policy generates for
+//! every episode that is ready in one batch while episodes waiting on tools run them
+//! concurrently; finished trajectories get their outcome reward, rule and Monte-Carlo
+//! process scores, and are handed to the caller grouped by task for GRPO.
+
+mod episode;
+mod http;
+mod local;
+
+pub use episode::{Checkpoint, EpisodeState};
+pub use http::HttpPolicy;
+pub use local::{DecodeStats, GeneratedTurn, LocalPolicy, Start, TurnFinish};
+
+use crate::agent::prm_rule::rule_scores;
+use crate::agent::reward::{RewardConfig, final_answer};
+use crate::agent::tools::ToolRegistry;
+use crate::agent::verifier::Verifier;
+use crate::model::{Chat, SamplingParams};
+use crate::trajectory::{
+    ScoreSource, StepScore, StopReason, Task, Timings, Trajectory, TrajectoryId, now_millis,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+/// Limits and settings of a rollout run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RolloutConfig {
+    /// Assistant turns at most.
+    pub max_turns: usize,
+    /// New tokens per turn at most.
+    pub max_new_tokens: usize,
+    /// Policy tokens per trajectory at most.
+    pub max_tokens: usize,
+    /// Sampling temperature (0 = greedy).
+    pub temperature: f64,
+    /// Nucleus sampling (1 keeps all).
+    pub top_p: f64,
+    /// Top-k sampling (0 keeps all).
+    pub top_k: usize,
+    /// Seed of the samplers (each episode derives its own from it).
+    pub seed: u64,
+    /// Deadline of each tool call, in milliseconds.
+    pub tool_timeout_ms: u64,
+    /// Tools offered: the task's tools that are in this list (all of them when empty).
+    pub tools: Vec<String>,
+    /// Score every step with the rule checker.
+    pub prm_rule: bool,
+    /// Monte-Carlo process scores: continuations per step (0 = off).
+    pub prm_monte_carlo: usize,
+    /// Episodes in flight at most.
+    pub max_in_flight: usize,
+}
+
+impl Default for RolloutConfig {
+    fn default() -> Self {
+        Self {
+            max_turns: 4,
+            max_new_tokens: 192,
+            max_tokens: 512,
+            temperature: 1.0,
+            top_p: 1.0,
+            top_k: 0,
+            seed: 0,
+            tool_timeout_ms: 10_000,
+            tools: Vec::new(),
+            prm_rule: true,
+            prm_monte_carlo: 0,
+            max_in_flight: 256,
+        }
+    }
+}
+
+impl RolloutConfig {
+    /// The sampling settings of one episode, seeded from its place.
+    pub fn sampling(&self, salt: u64) -> SamplingParams {
+        SamplingParams {
+            temperature: self.temperature,
+            top_p: self.top_p,
+            top_k: self.top_k,
+            seed: mix(self.seed, salt),
+        }
+    }
+
+    pub(crate) fn tool_timeout(&self) -> Duration {
+        Duration::from_millis(self.tool_timeout_ms)
+    }
+}
+
+/// Mixes two numbers into a seed (splitmix64).
+pub fn mix(seed: u64, salt: u64) -> u64 {
+    let mut z = seed ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The policy that generates.
+#[derive(Clone)]
+pub enum Policy {
+    /// Our candle model, through its decode thread; records exact token traces.
+    Local {
+        /// The decode thread.
+        policy: LocalPolicy,
+        /// The model's tokenizer and chat template.
+        chat: Arc<Chat>,
+    },
+    /// An OpenAI-compatible endpoint; records the messages view only.
+    Http(HttpPolicy),
+}
+
+/// What the policy acts in: tools and the verifier.
+#[derive(Clone)]
+pub struct Environment {
+    /// The tools that can be called.
+    pub tools: Arc<ToolRegistry>,
+    /// The outcome reward (and external verifiers).
+    pub verifier: Arc<Verifier>,
+}
+
+impl Environment {
+    /// An environment with the built-in reward and no external verifiers.
+    pub fn new(tools: ToolRegistry, reward: RewardConfig) -> Self {
+        Self {
+            tools: Arc::new(tools),
+            verifier: Arc::new(Verifier::new(reward, Vec::new(), std::path::Path::new("."))),
+        }
+    }
+}
+
+/// One rollout to make.
+#[derive(Clone, Debug)]
+pub struct RolloutRequest {
+    /// The task.
+    pub task: Arc<Task>,
+    /// The run it belongs to.
+    pub run: String,
+    /// The policy version (training step) sampling it.
+    pub policy_version: u64,
+    /// Its GRPO group.
+    pub group: u64,
+    /// Its index in the group.
+    pub sample: u32,
+}
+
+/// Makes every requested rollout, at most `max_in_flight` at a time, calling `on_done` with
+/// each finished trajectory as it ends. Returns when all have ended.
+pub async fn run_rollouts(
+    policy: &Policy,
+    environment: &Environment,
+    config: &RolloutConfig,
+    requests: Vec<RolloutRequest>,
+    mut on_done: impl FnMut(Trajectory),
+) {
+    let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    let mut running = JoinSet::new();
+    for request in requests {
+        let (policy, environment, config, permits) = (
+            policy.clone(),
+            environment.clone(),
+            config.clone(),
+            permits.clone(),
+        );
+        running.spawn(async move {
+            let _permit = permits.acquire_owned().await;
+            rollout(&policy, &environment, &config, &request).await
+        });
+    }
+    while let Some(finished) = running.join_next().await {
+        match finished {
+            Ok(trajectory) => on_done(trajectory),
+            Err(error) => std::panic::resume_unwind(error.into_panic()),
+        }
+    }
+}
+
+/// The tools of a task that the config offers.
+pub fn offered_tools(task: &Task, config: &RolloutConfig) -> Vec<Value> {
+    task.tools
+        .iter()
+        .filter(|spec| {
+            config.tools.is_empty()
+                || crate::agent::protocol::spec_name(spec)
+                    .is_some_and(|name| config.tools.iter().any(|offered| offered == name))
+        })
+        .cloned()
+        .collect()
+}
+
+/// One rollout from the task's prompt to its scored trajectory.
+pub async fn rollout(
+    policy: &Policy,
+    environment: &Environment,
+    config: &RolloutConfig,
+    request: &RolloutRequest,
+) -> Trajectory {
+    let started = Instant::now();
+    let started_at = now_millis();
+    let tools = offered_tools(&request.task, config);
+    let salt = request
+        .group
+        .wrapping_mul(1_000_003)
+        .wrapping_add(u64::from(request.sample));
+    let sampling = config.sampling(mix(request.policy_version, salt));
+    let initial = match initial_state(policy, &request.task, &tools) {
+        Ok(state) => state,
+        Err(error) => {
+            let mut state = EpisodeState::new(request.task.prompt.clone(), Vec::new());
+            state.stop = Some(StopReason::Error);
+            state.error = Some(error);
+            state
+        }
+    };
+    let state = if initial.stop.is_some() {
+        initial
+    } else {
+        episode::run(
+            policy,
+            environment,
+            config,
+            &tools,
+            sampling.clone(),
+            initial,
+        )
+        .await
+    };
+    let reward_started = Instant::now();
+    let mut trajectory = assemble(request, &state, policy);
+    trajectory.reward = Some(
+        environment
+            .verifier
+            .score(&request.task, &trajectory)
+            .await
+            .reward,
+    );
+    if config.prm_rule {
+        trajectory.step_scores = rule_scores(&trajectory, &tools);
+    }
+    if config.prm_monte_carlo > 0 && state.stop != Some(StopReason::Error) {
+        let scores = monte_carlo_scores(
+            policy,
+            environment,
+            config,
+            request,
+            &tools,
+            &state,
+            &trajectory,
+            &sampling,
+        )
+        .await;
+        trajectory.step_scores.extend(scores);
+    }
+    trajectory.timings = Timings {
+        started_at: Some(started_at),
+        generate_ms: Some(state.generate_ms),
+        tools_ms: Some(state.tools_ms),
+        reward_ms: Some(reward_started.elapsed().as_secs_f64() * 1e3),
+        total_ms: Some(started.elapsed().as_secs_f64() * 1e3),
+    };
+    trajectory
+}
+
+fn initial_state(policy: &Policy, task: &Task, tools: &[Value]) -> Result<EpisodeState, String> {
+    let ids = match policy {
+        Policy::Local { chat, .. } => chat
+            .prompt_ids(&task.prompt, tools)
+            .map_err(|error| error.to_string())?,
+        Policy::Http(_) => Vec::new(),
+    };
+    Ok(EpisodeState::new(task.prompt.clone(), ids))
+}
+
+fn assemble(request: &RolloutRequest, state: &EpisodeState, policy: &Policy) -> Trajectory {
+    let id = TrajectoryId::derived(
+        &request.run,
+        request.policy_version,
+        request.group,
+        request.sample,
+    );
+    let mut trajectory = Trajectory::new(id, state.messages.clone());
+    trajectory.task_id = Some(request.task.id.clone());
+    trajectory.run = Some(request.run.clone());
+    trajectory.policy_version = Some(request.policy_version);
+    trajectory.group = Some(request.group);
+    trajectory.sample = Some(request.sample);
+    trajectory.stop_reason = state.stop.clone().unwrap_or(StopReason::Error);
+    if let Policy::Local { .. } = policy {
+        trajectory.token_trace = Some(state.trace.clone());
+    }
+    if let Some(error) = &state.error {
+        trajectory
+            .extra
+            .insert("error".into(), Value::String(error.clone()));
+    }
+    if matches!(policy, Policy::Http(_)) {
+        trajectory
+            .extra
+            .insert("policy_tokens".into(), Value::from(state.policy_tokens));
+    }
+    if state.format_failures > 0 {
+        trajectory
+            .extra
+            .insert("format_failures".into(), Value::from(state.format_failures));
+    }
+    trajectory.final_answer = final_answer(&trajectory);
+    trajectory
+}
+
+/// Math-Shepherd process scores: from the state after each turn answered by tools, `k`
+/// continuations by the policy; a step's score is the share that reach a passing answer.
+/// The last step's score is the trajectory's own verdict.
+#[allow(clippy::too_many_arguments)]
+async fn monte_carlo_scores(
+    policy: &Policy,
+    environment: &Environment,
+    config: &RolloutConfig,
+    request: &RolloutRequest,
+    tools: &[Value],
+    state: &EpisodeState,
+    trajectory: &Trajectory,
+    sampling: &SamplingParams,
+) -> Vec<StepScore> {
+    let mut scores = Vec::new();
+    for checkpoint in &state.checkpoints {
+        let mut passed = 0usize;
+        for continuation in 0..config.prm_monte_carlo {
+            let seed = mix(
+                sampling.seed,
+                ((checkpoint.turn as u64) << 32) | continuation as u64,
+            );
+            let resumed = state.rewound(checkpoint);
+            let finished = episode::run(
+                policy,
+                environment,
+                config,
+                tools,
+                SamplingParams {
+                    seed,
+                    ..sampling.clone()
+                },
+                resumed,
+            )
+            .await;
+            let mut candidate = assemble(request, &finished, policy);
+            candidate.token_trace = None;
+            let verdict = environment.verifier.score(&request.task, &candidate).await;
+            passed += usize::from(verdict.reward.is_pass());
+        }
+        scores.push(StepScore {
+            step: checkpoint.turn as u32,
+            value: passed as f64 / config.prm_monte_carlo as f64,
+            source: ScoreSource::MonteCarlo,
+            note: Some(format!(
+                "{passed} of {} continuations pass",
+                config.prm_monte_carlo
+            )),
+        });
+    }
+    if let Some(last) = trajectory.turn_count().checked_sub(1) {
+        let passed = trajectory.passed().unwrap_or(false);
+        scores.push(StepScore {
+            step: last as u32,
+            value: f64::from(u8::from(passed)),
+            source: ScoreSource::MonteCarlo,
+            note: Some("the final answer's own verdict".into()),
+        });
+    }
+    scores
+}
