@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod curate;
 pub mod engine;
 pub mod formats;
 pub mod ingest;

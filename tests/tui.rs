@@ -8,6 +8,8 @@ mod cli;
 mod common;
 #[path = "tui/content.rs"]
 mod content;
+#[path = "tui/curate_views.rs"]
+mod curate_views;
 #[path = "tui/engine.rs"]
 mod engine;
 #[path = "tui/robust.rs"]

@@ -122,7 +122,7 @@ fn result_value(result: &str) -> Option<BigRational> {
 }
 
 /// Every number written in a text (not glued to letters), with its sign.
-fn numbers_in(text: &str) -> Vec<BigRational> {
+pub fn numbers_in(text: &str) -> Vec<BigRational> {
     let mut numbers = Vec::new();
     let mut pos = 0;
     while pos < text.len() {
@@ -225,7 +225,7 @@ pub fn rule_scores(trajectory: &Trajectory, tools: &[Value]) -> Vec<StepScore> {
 }
 
 /// The text of earlier messages and their tool calls, whose numbers are not new.
-fn earlier_text(messages: &[Message]) -> String {
+pub fn earlier_text(messages: &[Message]) -> String {
     let mut text = String::new();
     for message in messages {
         text.push_str(&message.content);
@@ -238,8 +238,9 @@ fn earlier_text(messages: &[Message]) -> String {
     text
 }
 
-/// The successful tool results between the previous assistant message and this one.
-fn preceding_results(messages: &[Message], index: usize) -> Vec<(&str, &str)> {
+/// The successful tool results between the previous assistant message and message `index`,
+/// as (tool name, result text).
+pub fn preceding_results(messages: &[Message], index: usize) -> Vec<(&str, &str)> {
     messages[..index]
         .iter()
         .rev()

@@ -1,6 +1,7 @@
-//! `rollscope bench …`: measured figures for the store, the model and the TUI.
+//! `rollscope bench …`: measured figures for the store, the model, the TUI and exports.
 
 use super::Cli;
+use super::bench_export::{ExportBenchArgs, bench_export};
 use super::bench_model::{BenchModelArgs, bench_model};
 use super::bench_store::{StoreBenchArgs, bench_store};
 use super::bench_tui::{TuiBenchArgs, bench_tui};
@@ -16,6 +17,9 @@ pub enum BenchCommand {
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
     Tui(TuiBenchArgs),
+    /// Exports of 100k stored trajectories (all, filtered, best of N, with traces): time and
+    /// peak memory.
+    Export(ExportBenchArgs),
 }
 
 /// Runs a benchmark.
@@ -24,5 +28,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Store(args) => bench_store(cli.json, args),
         BenchCommand::Model(args) => bench_model(cli, args),
         BenchCommand::Tui(args) => bench_tui(cli, args),
+        BenchCommand::Export(args) => bench_export(cli.json, args),
     }
 }

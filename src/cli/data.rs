@@ -1,15 +1,14 @@
-//! `import`, `export`, `list`, `tasks`, `delete`, `compact`, `stats`, `sessions`.
+//! `import`, `export`, `list`, `tasks`, `delete`, `compact`, `sessions`.
 
 use super::{Cli, FilterArgs, output};
-use crate::formats::{self, ExportItem, Format, ImportOptions};
+use crate::curate::{self, ExportRequest};
+use crate::formats::{ExportOptions, Format, ImportOptions, ToolArguments};
 use crate::ingest;
 use crate::session;
 use crate::store::{Query, SortKey};
-use crate::trajectory::{ErrorKind, now_millis};
-use anyhow::Context;
+use crate::trajectory::now_millis;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -30,12 +29,15 @@ pub struct ImportArgs {
 /// Arguments of `rollscope export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// The format to write: rollscope, openai, sharegpt, trl-prompt-completion, trl-stepwise.
+    /// The format to write: rollscope, openai, sharegpt, trl-prompt-completion, trl-stepwise, rl.
     #[arg(long, value_parser = parse_format, default_value = "rollscope")]
     pub format: Format,
-    /// Where to write (standard output when omitted).
+    /// Where to write (standard output when omitted); a manifest goes beside a file.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Tool-call arguments: object (as TRL documents), string (as OpenAI's API) or as-read.
+    #[arg(long, default_value = "object")]
+    pub tool_arguments: ToolArguments,
     /// Which trajectories.
     #[command(flatten)]
     pub filter: FilterArgs,
@@ -91,14 +93,6 @@ pub struct DeleteArgs {
     /// Show how many would go, and delete nothing.
     #[arg(long)]
     pub dry_run: bool,
-}
-
-/// Arguments of `rollscope stats`.
-#[derive(Debug, Args)]
-pub struct StatsArgs {
-    /// Which trajectories.
-    #[command(flatten)]
-    pub filter: FilterArgs,
 }
 
 fn parse_format(text: &str) -> Result<Format, String> {
@@ -183,46 +177,59 @@ pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `rollscope export`.
+/// `rollscope export`: to a file with its manifest beside it, or to standard output.
 pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
         args.format.can_export(),
-        "{} cannot be written; export formats: rollscope, openai, sharegpt, trl-prompt-completion, trl-stepwise",
+        "{} cannot be written; export formats: rollscope, openai, sharegpt, trl-prompt-completion, trl-stepwise, rl",
         args.format
     );
     let store = cli.open_store()?;
-    let summaries = store.query(&Query {
-        filter: args.filter.to_filter(),
-        ..Query::default()
-    })?;
-    let mut items = summaries.iter().map(|summary| {
-        let trajectory = store
-            .get(summary.id)?
-            .with_context(|| format!("trajectory {} vanished during export", summary.id))?;
-        let task = match &trajectory.task_id {
-            Some(task_id) => store.get_task(task_id)?,
-            None => None,
-        };
-        Ok(ExportItem { trajectory, task })
-    });
+    let filter = args.filter.to_filter();
+    let options = ExportOptions {
+        tool_arguments: args.tool_arguments,
+    };
     let written = match &args.output {
         Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            let mut out = std::io::BufWriter::new(file);
-            let written = formats::export(args.format, &mut items, &mut out)?;
-            out.flush()?;
+            let request = ExportRequest {
+                filter,
+                selection: None,
+                format: args.format,
+                options,
+                path: path.clone(),
+                session: Some(cli.session.clone()),
+            };
+            let report = curate::export_selection(&store, &request, &mut |_, _| {})?;
             eprintln!(
-                "wrote {written} records to {} ({})",
+                "wrote {} records to {} ({}); manifest {}",
+                report.manifest.counts.written,
                 path.display(),
-                args.format
+                args.format,
+                report.manifest_path.display()
             );
-            written
+            report.manifest.counts.written
         }
         None => {
+            let ids: Vec<_> = store
+                .query(&Query {
+                    filter,
+                    ..Query::default()
+                })?
+                .into_iter()
+                .map(|summary| summary.id)
+                .collect();
+            let tasks = curate::TaskIndex::load(&store)?;
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            let written = formats::export(args.format, &mut items, &mut out)?;
+            let written = curate::export::write_export(
+                &store,
+                &tasks,
+                &ids,
+                args.format,
+                &options,
+                &mut out,
+                &mut |_, _| {},
+            )?;
             out.flush()?;
             written
         }
@@ -357,76 +364,6 @@ pub fn compact(cli: &Cli) -> anyhow::Result<()> {
             report.trajectories,
             output::bytes(report.before),
             output::bytes(report.after)
-        );
-    }
-    Ok(())
-}
-
-/// `rollscope stats`: counts by outcome, label kind and run.
-pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
-    let store = cli.open_store()?;
-    let summaries = store.query(&Query {
-        filter: args.filter.to_filter(),
-        ..Query::default()
-    })?;
-    let passed = summaries.iter().filter(|s| s.passed == Some(true)).count();
-    let failed = summaries.iter().filter(|s| s.passed == Some(false)).count();
-    let mut confirmed = BTreeMap::new();
-    let mut suggested = BTreeMap::new();
-    let mut runs: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for summary in &summaries {
-        for kind in summary.confirmed_kinds() {
-            *confirmed.entry(kind).or_insert(0usize) += 1;
-        }
-        for kind in summary.suggested_kinds() {
-            *suggested.entry(kind).or_insert(0usize) += 1;
-        }
-        let entry = runs.entry(summary.run.clone()).or_default();
-        entry.0 += 1;
-        entry.1 += usize::from(summary.passed == Some(true));
-    }
-    if cli.json {
-        let kinds = |map: &BTreeMap<ErrorKind, usize>| {
-            ErrorKind::ALL
-                .iter()
-                .map(|kind| (kind.to_string(), map.get(kind).copied().unwrap_or(0)))
-                .collect::<BTreeMap<_, _>>()
-        };
-        println!(
-            "{}",
-            serde_json::json!({
-                "trajectories": summaries.len(),
-                "passed": passed,
-                "failed": failed,
-                "confirmed_labels": kinds(&confirmed),
-                "suggested_labels": kinds(&suggested),
-                "runs": runs.iter().map(|(run, (n, pass))| serde_json::json!({"run": run, "trajectories": n, "passed": pass})).collect::<Vec<_>>(),
-            })
-        );
-        return Ok(());
-    }
-    println!(
-        "{} trajectories · {passed} pass · {failed} fail · {} without a verdict",
-        summaries.len(),
-        summaries.len() - passed - failed
-    );
-    println!("{:<14} {:>9} {:>9}", "error kind", "confirmed", "suggested");
-    for kind in ErrorKind::ALL {
-        println!(
-            "{:<14} {:>9} {:>9}",
-            kind.as_str(),
-            confirmed.get(&kind).unwrap_or(&0),
-            suggested.get(&kind).unwrap_or(&0)
-        );
-    }
-    println!("{:<20} {:>12} {:>9}", "run", "trajectories", "success");
-    for (run, (count, pass)) in &runs {
-        let name = if run.is_empty() { "(imported)" } else { run };
-        println!(
-            "{:<20} {:>12} {:>8.1}%",
-            name,
-            count,
-            100.0 * *pass as f64 / (*count).max(1) as f64
         );
     }
     Ok(())

@@ -2,12 +2,16 @@
 
 mod agent;
 mod bench;
+mod bench_export;
 mod bench_model;
 mod bench_store;
 mod bench_tui;
+mod curate;
+mod curate_stats;
 mod data;
 mod filter_args;
 mod inspect;
+mod labels;
 mod model;
 mod output;
 mod rollout;
@@ -56,6 +60,9 @@ Examples:
   rollscope show 1f3a                           a trajectory, turn by turn
   rollscope label 1f3a --turn 2 --kind calculation
   rollscope export --format openai --pass -o sft.jsonl
+  rollscope suggest --fail                      suggested error labels, with evidence
+  rollscope stats                               error analysis per policy version
+  rollscope select --per-task 1 -o best.jsonl   best-of-N selection + manifest
   rollscope tool calculator '{\"expression\": \"0.1+0.2\"}'
   rollscope tasks --set arith:3 --limit 5       generated tasks, difficulty 3";
 
@@ -78,8 +85,19 @@ pub enum Command {
     Show(inspect::ShowArgs),
     /// Label a step of a trajectory with an error kind.
     Label(inspect::LabelArgs),
-    /// Counts by outcome, error kind and run.
-    Stats(data::StatsArgs),
+    /// Error analysis: labels per kind, run, version and source; accuracy, pass@k, length,
+    /// format and numeric error per policy version; suggested-label precision.
+    Stats(curate_stats::StatsArgs),
+    /// Suggest error labels (with their evidence) for the trajectories a filter selects.
+    Suggest(curate::SuggestArgs),
+    /// The reward-hacking audit: high-reward trajectories with suspicious traits.
+    Audit(curate::AuditArgs),
+    /// Rejection-sampling selection (best of N per task): preview, or write with a manifest.
+    #[command(alias = "curate")]
+    Select(curate::SelectArgs),
+    /// Export or import labels (JSONL), merging a teammate's without overwriting.
+    #[command(subcommand)]
+    Labels(labels::LabelsCommand),
     /// List the sessions under the sessions root.
     Sessions,
     /// Follow a run's metrics: ours, verl's file logger, or TRL's trainer_state.json.
@@ -91,7 +109,7 @@ pub enum Command {
     Generate(model::GenerateArgs),
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
-    /// Measure speed and memory: `bench store`, `bench model`, `bench tui`.
+    /// Measure speed and memory: `bench store`, `bench model`, `bench tui`, `bench export`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
@@ -135,7 +153,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Compact) => data::compact(&cli),
         Some(Command::Show(args)) => inspect::show(&cli, args),
         Some(Command::Label(args)) => inspect::label(&cli, args),
-        Some(Command::Stats(args)) => data::stats(&cli, args),
+        Some(Command::Stats(args)) => curate_stats::stats(&cli, args),
+        Some(Command::Suggest(args)) => curate::suggest(&cli, args),
+        Some(Command::Audit(args)) => curate::audit(&cli, args),
+        Some(Command::Select(args)) => curate::select(&cli, args),
+        Some(Command::Labels(command)) => labels::run(&cli, command),
         Some(Command::Sessions) => data::sessions(&cli),
         Some(Command::Watch(args)) => watch::watch(&cli, args),
         Some(Command::Model(command)) => model::run(&cli, command),

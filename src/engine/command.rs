@@ -1,5 +1,6 @@
 //! What the UI (or a CLI command) asks the engine to do: the `Command` channel's messages.
 
+use crate::curate::{AuditOptions, ExportRequest, SelectionRules};
 use crate::store::{Filter, SortKey};
 use crate::trajectory::{ErrorKind, Label, LabelStatus, MetricsRow, TrajectoryId};
 use std::ops::Range;
@@ -121,11 +122,34 @@ pub enum Command {
     /// Stores a metrics row, flushes, and announces it (`Update::MetricsAppended`): what a
     /// training job does each step, and what a follower of an external run does.
     RecordMetrics(MetricsRow),
-    /// Computes error counts, outcomes per policy version and the best-of-N preview over the
-    /// trajectories a filter selects (`Update::Overview`).
+    /// Computes the error analysis and the best-of-N preview over the trajectories a filter
+    /// selects (`Update::Overview`).
     LoadOverview {
         /// Which trajectories.
         filter: Filter,
+    },
+    /// Counts what a selection with these rules would keep (`Update::SelectionPreview`).
+    PreviewSelection {
+        /// Which trajectories.
+        filter: Filter,
+        /// The rules.
+        rules: SelectionRules,
+    },
+    /// Writes an export and its manifest on a thread of its own (`Update::Export` with
+    /// progress, then the report); a relative path is taken from the session's folder.
+    Export(Box<ExportRequest>),
+    /// Like `List`, for the reward-hacking audit queue of the filter's trajectories (most
+    /// suspicious first; the order is the queue's), with `Update::Audit` naming each row's
+    /// traits.
+    ListAudit {
+        /// Names this listing; later `Page` and `Locate` refer to it.
+        tag: Tag,
+        /// Which trajectories to audit.
+        filter: Filter,
+        /// What counts as high reward.
+        options: AuditOptions,
+        /// The rows wanted first.
+        window: Range<usize>,
     },
 }
 
@@ -134,6 +158,7 @@ impl Command {
     pub fn tag(&self) -> Option<Tag> {
         match self {
             Self::List { tag, .. }
+            | Self::ListAudit { tag, .. }
             | Self::Page { tag, .. }
             | Self::Locate { tag, .. }
             | Self::LoadTrajectory { tag, .. }
@@ -157,6 +182,9 @@ impl Command {
             Self::LoadMetrics { .. } => "loading metrics",
             Self::RecordMetrics(_) => "recording metrics",
             Self::LoadOverview { .. } => "counting",
+            Self::PreviewSelection { .. } => "previewing the selection",
+            Self::Export(_) => "exporting",
+            Self::ListAudit { .. } => "auditing",
         }
     }
 }

@@ -7,13 +7,14 @@
 
 mod command;
 pub mod demo;
+mod jobs;
 mod overview;
 mod update;
 mod worker;
 
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
-pub use overview::{BestOfN, KindCount, Overview, VersionOutcome, best_of_n};
-pub use update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
+pub use overview::Overview;
+pub use update::{EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, Update, Window};
 
 use crate::store::Store;
 use std::sync::Arc;

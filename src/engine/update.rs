@@ -2,7 +2,8 @@
 
 use super::command::{GroupKey, Tag};
 use super::overview::Overview;
-use crate::store::Summary;
+use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
+use crate::store::{Filter, Summary};
 use crate::trajectory::{Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
 
 /// What the engine is doing.
@@ -48,6 +49,20 @@ pub struct LoadedGroup {
     pub members: Vec<Trajectory>,
     /// Their task, when the store has it.
     pub task: Option<Task>,
+}
+
+/// How far an export has come.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExportProgress {
+    /// Records written so far, of all selected.
+    Writing {
+        /// Written.
+        written: usize,
+        /// Selected.
+        total: usize,
+    },
+    /// The file and its manifest are written.
+    Done(Box<ExportReport>),
 }
 
 /// A message from the engine.
@@ -114,6 +129,26 @@ pub enum Update {
     },
     /// Counts for the Stats and Curate tabs.
     Overview(Box<Overview>),
+    /// What a selection would keep (answer to `PreviewSelection`).
+    SelectionPreview {
+        /// The filter it was computed for.
+        filter: Filter,
+        /// The rules it was computed for.
+        rules: SelectionRules,
+        /// The counts.
+        preview: Box<SelectionPreview>,
+    },
+    /// An export's progress, then its report.
+    Export(ExportProgress),
+    /// The audit queue of a listing (answer to `ListAudit`, after its first window).
+    Audit {
+        /// The listing.
+        tag: Tag,
+        /// The suspicious trajectories, in queue order.
+        findings: Vec<Finding>,
+        /// High-reward trajectories audited.
+        audited: usize,
+    },
     /// A command failed.
     Failed {
         /// The request's tag, when it had one.

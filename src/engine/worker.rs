@@ -2,6 +2,7 @@
 
 use super::EngineConfig;
 use super::command::{Command, GroupKey, LabelDraft, Listing, Tag};
+use super::jobs;
 use super::overview::Overview;
 use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
 use crate::store::{Filter, Query, Store, Summary};
@@ -118,7 +119,40 @@ impl Worker {
                 });
                 Ok(())
             }
-            Command::LoadOverview { filter } => self.overview(filter),
+            Command::LoadOverview { filter } => {
+                let overview = Overview::compute(&self.store, &filter)?;
+                self.send(Update::Overview(Box::new(overview)));
+                Ok(())
+            }
+            Command::PreviewSelection { filter, rules } => {
+                let selection = crate::curate::select(&self.store, &filter, &rules)?;
+                self.send(Update::SelectionPreview {
+                    filter,
+                    rules,
+                    preview: Box::new(selection.preview),
+                });
+                Ok(())
+            }
+            Command::Export(request) => {
+                jobs::spawn_export(Arc::clone(&self.store), *request, self.updates.clone())?;
+                Ok(())
+            }
+            Command::ListAudit {
+                tag,
+                filter,
+                options,
+                window,
+            } => {
+                let (rows, findings, audited) = jobs::audit_rows(&self.store, &filter, &options)?;
+                self.held = Some(Held { tag, rows });
+                self.page(tag, window)?;
+                self.send(Update::Audit {
+                    tag,
+                    findings,
+                    audited,
+                });
+                Ok(())
+            }
         }
     }
 
@@ -267,15 +301,6 @@ impl Worker {
             labels: saved.labels.clone(),
             summary: Box::new(summary),
         });
-        Ok(())
-    }
-
-    fn overview(&self, filter: Filter) -> anyhow::Result<()> {
-        let summaries = self.store.query(&Query {
-            filter,
-            ..Query::default()
-        })?;
-        self.send(Update::Overview(Box::new(Overview::of(&summaries))));
         Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! OpenAI chat messages, read and written: the shape most formats (OpenAI JSONL, tau-bench,
 //! mini-swe-agent, SWE-agent history, TRL, verl prompts) share.
 
+use super::ToolArguments;
 use super::fields::{
     Object, element, field, into_array, into_object, take, take_array, take_object,
     take_required_string, take_string,
@@ -188,10 +189,10 @@ pub fn tool_specs(value: Value, path: &str) -> Result<Vec<Value>, String> {
         .collect())
 }
 
-/// A message in OpenAI's chat shape: arguments as JSON strings, reasoning as
-/// `reasoning_content`. With `keep_extra` (a message read from this same shape), arguments
-/// are written as the source wrote them and the fields it had are written back too.
-pub fn write_message(message: &Message, keep_extra: bool) -> Value {
+/// A message in OpenAI's chat shape, reasoning as `reasoning_content`, tool-call arguments in
+/// the form `arguments` asks for. With `keep_extra` (a message read from this same shape), the
+/// fields it had are written back too.
+pub fn write_message(message: &Message, keep_extra: bool, arguments: ToolArguments) -> Value {
     let mut object = Map::new();
     object.insert("role".into(), json!(message.role.as_str()));
     let parts = message.extra.get(CONTENT_PARTS).filter(|_| keep_extra);
@@ -217,12 +218,7 @@ pub fn write_message(message: &Message, keep_extra: bool) -> Value {
                     written.insert("id".into(), json!(id));
                 }
                 written.insert("type".into(), json!("function"));
-                let arguments = if keep_extra {
-                    call.arguments_as_written()
-                } else {
-                    json!(call.arguments)
-                };
-                let function = json!({"name": call.name, "arguments": arguments});
+                let function = json!({"name": call.name, "arguments": arguments.write(call)});
                 written.insert("function".into(), function);
                 if let Some(Value::Object(extra)) =
                     extras.filter(|_| keep_extra).and_then(|e| e.get(index))
@@ -279,7 +275,7 @@ mod tests {
         assert_eq!(message.tool_calls[0].name, "f");
         assert_eq!(message.tool_calls[0].encoding, ArgumentsEncoding::String);
         assert_eq!(message.extra[TOOL_CALL_EXTRAS], json!([{"index": 0}]));
-        let written = write_message(&message, true);
+        let written = write_message(&message, true, ToolArguments::AsRead);
         assert_eq!(written["tool_calls"][0]["index"], json!(0));
         assert_eq!(read_message(written, "").unwrap(), message);
     }

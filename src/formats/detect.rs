@@ -76,6 +76,8 @@ fn classify(has: impl Fn(&str) -> bool) -> Option<Format> {
         Format::Sharegpt
     } else if has("completions") && has("labels") {
         Format::TrlStepwise
+    } else if has("question") && has("full_answer") {
+        Format::Rl
     } else if has("question") && has("label") {
         Format::Prm800k
     } else if has("input") && has("label") {

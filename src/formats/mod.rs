@@ -19,8 +19,10 @@ mod metrics;
 mod mini_swe_agent;
 mod native;
 mod openai;
+mod options;
 mod prm800k;
 mod responses;
+mod rl;
 mod sharegpt;
 mod steps;
 mod swe_agent;
@@ -33,6 +35,7 @@ pub use detect::detect;
 pub use metrics::{
     MetricsRead, MetricsSource, parse_metrics, read_lines as read_metrics_lines, read_metrics,
 };
+pub use options::{ExportOptions, ToolArguments};
 
 use crate::trajectory::{Task, Trajectory};
 use std::fmt;
@@ -75,11 +78,14 @@ pub enum Format {
     TrlPromptCompletion,
     /// TRL stepwise process-reward JSONL (`prompt`, `completions`, `labels`).
     TrlStepwise,
+    /// RL task rows `{question, prompt, ground_truth, full_answer}`: what GRPO samples from and
+    /// verifies against, with a worked solution (the seed recipe's RL data).
+    Rl,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 17] = [
         Self::Rollscope,
         Self::OpenaiMessages,
         Self::Sharegpt,
@@ -96,6 +102,7 @@ impl Format {
         Self::MathShepherd,
         Self::TrlPromptCompletion,
         Self::TrlStepwise,
+        Self::Rl,
     ];
 
     /// The name used on the command line and in `source_format`.
@@ -117,7 +124,14 @@ impl Format {
             Self::MathShepherd => "math-shepherd",
             Self::TrlPromptCompletion => "trl-prompt-completion",
             Self::TrlStepwise => "trl-stepwise",
+            Self::Rl => "rl",
         }
+    }
+
+    /// Whether writing it loses nothing a token trace holds (only our own format keeps traces,
+    /// so only it needs them read).
+    pub fn keeps_token_traces(self) -> bool {
+        self == Self::Rollscope
     }
 
     /// Whether `rollscope export --format` can write it.
@@ -129,6 +143,7 @@ impl Format {
                 | Self::Sharegpt
                 | Self::TrlPromptCompletion
                 | Self::TrlStepwise
+                | Self::Rl
         )
     }
 }
@@ -337,6 +352,7 @@ fn read_format(
         Format::MathShepherd => math_shepherd::read(context, sink),
         Format::TrlPromptCompletion => trl::read(context, sink),
         Format::TrlStepwise => trl_stepwise::read(context, sink),
+        Format::Rl => rl::read(context, sink),
     }
 }
 
@@ -348,19 +364,32 @@ pub struct ExportItem {
     pub task: Option<Task>,
 }
 
-/// Writes trajectories in an export format; returns how many trajectories were written (an
-/// exporter leaves out those its format cannot hold, see each format's documentation).
+/// Writes trajectories in an export format with default options; returns how many were
+/// written (an exporter leaves out those its format cannot hold, see each format's
+/// documentation).
 pub fn export(
     format: Format,
     items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
+    export_with(format, &ExportOptions::default(), items, out)
+}
+
+/// Writes trajectories in an export format; returns how many trajectories were written.
+pub fn export_with(
+    format: Format,
+    options: &ExportOptions,
+    items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
+    out: &mut dyn Write,
+) -> anyhow::Result<usize> {
+    let arguments = options.tool_arguments;
     match format {
         Format::Rollscope => native::write(items, out),
-        Format::OpenaiMessages => openai::write(items, out),
+        Format::OpenaiMessages => openai::write(items, out, arguments),
         Format::Sharegpt => sharegpt::write(items, out),
-        Format::TrlPromptCompletion => trl::write(items, out),
+        Format::TrlPromptCompletion => trl::write(items, out, arguments),
         Format::TrlStepwise => trl_stepwise::write(items, out),
+        Format::Rl => rl::write(items, out),
         other => anyhow::bail!(
             "{other} cannot be exported; export formats: {}",
             Format::ALL

@@ -1,14 +1,18 @@
 //! OpenAI chat messages JSONL, one conversation per line: `{"messages": [...], "tools": [...]}`
 //! with assistant `tool_calls` and `tool` results, as OpenAI's fine-tuning API, TRL's
-//! SFTTrainer and OpenRLHF read it. Arguments may be JSON strings or objects on import; the
-//! export writes JSON strings, as OpenAI does, except that conversations read from this
-//! format are written back as they came (their arguments' form and unnamed fields included).
+//! SFTTrainer and OpenRLHF read it. Arguments may be JSON strings or objects on import. The
+//! export writes them as `ToolArguments` says: by default as JSON objects, the shape TRL
+//! documents for conversational tool-calling datasets (OpenAI's API writes JSON strings:
+//! `ToolArguments::String`; `AsRead` keeps each call's own form). Conversations read from this
+//! format get their unnamed fields back. An object re-imports with the same value, written
+//! compactly.
 
 use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take, take_required};
-use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink};
+use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink, ToolArguments};
+use crate::trajectory::{Message, Role};
 use serde_json::{Map, Value};
 use std::io::Write;
 
@@ -37,23 +41,33 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
 pub fn write(
     items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
     out: &mut dyn Write,
+    arguments: ToolArguments,
 ) -> anyhow::Result<usize> {
     let mut written = 0;
     for item in items {
-        serde_json::to_writer(&mut *out, &record(&item?))?;
+        serde_json::to_writer(&mut *out, &record(&item?, arguments))?;
         out.write_all(b"\n")?;
         written += 1;
     }
     Ok(written)
 }
 
-fn record(item: &ExportItem) -> Value {
+fn record(item: &ExportItem, arguments: ToolArguments) -> Value {
     let keep_extra = item.trajectory.source_format == Format::OpenaiMessages.name();
-    let messages = item
-        .trajectory
-        .messages
+    let source = &item.trajectory.messages;
+    let messages = source
         .iter()
-        .map(|message| write_message(message, keep_extra))
+        .enumerate()
+        .map(|(index, message)| {
+            let mut written = write_message(message, keep_extra, arguments);
+            if message.role == Role::Tool
+                && message.name.is_none()
+                && let Some(name) = called_name(&source[..index], message.tool_call_id.as_deref())
+            {
+                written["name"] = Value::String(name.to_string());
+            }
+            written
+        })
         .collect();
     let mut record = Map::new();
     record.insert("messages".into(), Value::Array(messages));
@@ -66,6 +80,18 @@ fn record(item: &ExportItem) -> Value {
         }
     }
     Value::Object(record)
+}
+
+/// The name of the call with this id among earlier messages (TRL's tool messages carry the
+/// tool's name).
+fn called_name<'a>(earlier: &'a [Message], id: Option<&str>) -> Option<&'a str> {
+    let id = id?;
+    earlier
+        .iter()
+        .rev()
+        .flat_map(|message| &message.tool_calls)
+        .find(|call| call.id.as_deref() == Some(id))
+        .map(|call| call.name.as_str())
 }
 
 /// The task's tools as an OpenAI `tools` list, when it offers any.

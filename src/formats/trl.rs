@@ -8,7 +8,7 @@ use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take, take_required};
 use super::openai::tools;
-use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink};
+use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink, ToolArguments};
 use crate::trajectory::{Message, Role};
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -57,10 +57,12 @@ fn side(value: Value, path: &str, role: Role) -> Result<Vec<Message>, String> {
 }
 
 /// Writes one conversational `{"prompt", "completion", "tools"?}` line per trajectory that has
-/// an assistant message; returns how many were written.
+/// an assistant message, tool-call arguments as `arguments` says; returns how many were
+/// written.
 pub fn write(
     items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
     out: &mut dyn Write,
+    arguments: ToolArguments,
 ) -> anyhow::Result<usize> {
     let mut written = 0;
     for item in items {
@@ -74,7 +76,7 @@ pub fn write(
         let write_all = |messages: &[Message]| -> Value {
             messages
                 .iter()
-                .map(|message| write_message(message, keep_extra))
+                .map(|message| write_message(message, keep_extra, arguments))
                 .collect()
         };
         let mut record = Map::new();

@@ -6,6 +6,7 @@ pub mod action;
 pub mod annotate;
 pub mod app;
 pub mod content;
+pub mod curate_form;
 pub mod filter_expr;
 pub mod group;
 pub mod highlight;

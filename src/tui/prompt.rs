@@ -1,5 +1,5 @@
-//! The one-line prompt at the bottom: `:` commands, `/` search, `n` notes. It takes every
-//! key while open.
+//! The one-line prompt at the bottom: `:` commands, `/` search, `n` notes, the Curate form's
+//! text fields. It takes every key while open.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -12,6 +12,10 @@ pub enum PromptKind {
     Search,
     /// A note on the current turn's label.
     Note,
+    /// The Curate form's source filter.
+    Source,
+    /// The Curate form's export path.
+    ExportPath,
 }
 
 impl PromptKind {
@@ -21,6 +25,8 @@ impl PromptKind {
             Self::Command => ":",
             Self::Search => "/",
             Self::Note => "note: ",
+            Self::Source => "source filter: ",
+            Self::ExportPath => "export to: ",
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::outcome::Outcome;
 use super::tags::Tags;
+use crate::curate::{AuditOptions, Finding};
 use crate::engine::{Command, Listing, LoadedTrajectory, Tag, Window};
 use crate::store::{Outcome as Verdict, SortKey, Summary};
 use crate::trajectory::TrajectoryId;
@@ -38,6 +39,24 @@ pub struct RolloutsState {
     pub preview_tag: Tag,
     /// The trajectory the preview request is for.
     pub preview_id: Option<TrajectoryId>,
+    /// Set while the list shows the reward-hacking audit queue of its filter.
+    pub audit: Option<AuditView>,
+}
+
+/// The audit queue the list shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AuditView {
+    /// The findings, in queue order (empty until the engine answers).
+    pub findings: Vec<Finding>,
+    /// High-reward trajectories audited, once known.
+    pub audited: Option<usize>,
+}
+
+impl AuditView {
+    /// The finding of a trajectory.
+    pub fn finding(&self, id: TrajectoryId) -> Option<&Finding> {
+        self.findings.iter().find(|finding| finding.id == id)
+    }
 }
 
 impl RolloutsState {
@@ -56,7 +75,8 @@ impl RolloutsState {
         self.row(self.cursor)
     }
 
-    /// Starts a new listing: forgets the rows and asks for the first window.
+    /// Starts a new listing: forgets the rows and asks for the first window (of the audit
+    /// queue while auditing).
     pub fn relist(&mut self, listing: Listing, tags: &mut Tags) -> Command {
         self.listing = listing;
         self.tag = tags.fresh();
@@ -69,10 +89,21 @@ impl RolloutsState {
         self.preview_id = None;
         let window = 0..self.height + MARGIN;
         self.requested = Some(window.clone());
-        Command::List {
-            tag: self.tag,
-            listing: self.listing.clone(),
-            window,
+        match &mut self.audit {
+            Some(audit) => {
+                *audit = AuditView::default();
+                Command::ListAudit {
+                    tag: self.tag,
+                    filter: self.listing.filter.clone(),
+                    options: AuditOptions::default(),
+                    window,
+                }
+            }
+            None => Command::List {
+                tag: self.tag,
+                listing: self.listing.clone(),
+                window,
+            },
         }
     }
 

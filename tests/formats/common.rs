@@ -112,6 +112,18 @@ pub fn export(format: Format, items: Vec<ExportItem>) -> (String, usize) {
     (String::from_utf8(out).unwrap(), written)
 }
 
+/// Exports items in a format with options.
+pub fn export_with(
+    format: Format,
+    options: &formats::ExportOptions,
+    items: Vec<ExportItem>,
+) -> (String, usize) {
+    let mut out = Vec::new();
+    let written =
+        formats::export_with(format, options, &mut items.into_iter().map(Ok), &mut out).unwrap();
+    (String::from_utf8(out).unwrap(), written)
+}
+
 /// A temporary file holding `bytes`, named with `suffix`.
 pub fn temp_file(bytes: &[u8], suffix: &str) -> tempfile::NamedTempFile {
     let mut file = tempfile::Builder::new().suffix(suffix).tempfile().unwrap();

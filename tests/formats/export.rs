@@ -1,7 +1,7 @@
 //! Exports have the shapes the tools that read them document.
 
-use super::common::{export, import};
-use rollscope::formats::Format;
+use super::common::{export, export_with, import};
+use rollscope::formats::{ExportOptions, Format, ToolArguments};
 use serde_json::{Value, json};
 
 fn lines(text: &str) -> Vec<Value> {
@@ -51,13 +51,9 @@ fn openai_export_is_what_trl_and_openai_read() {
                 {
                     assert_eq!(call["type"], "function");
                     assert!(call["function"]["name"].is_string());
-                    let arguments = call["function"]["arguments"]
-                        .as_str()
-                        .expect("arguments as a JSON string");
                     assert!(
-                        serde_json::from_str::<Value>(arguments)
-                            .unwrap()
-                            .is_object()
+                        call["function"]["arguments"].is_object(),
+                        "{name}: arguments as a JSON object, as TRL documents: {call}"
                     );
                 }
                 if message["role"] == "tool" {
@@ -66,17 +62,25 @@ fn openai_export_is_what_trl_and_openai_read() {
             }
         }
     }
-    let (text, _) = export(
-        Format::OpenaiMessages,
-        import("log_message_deduplication.eval").export_items(),
-    );
+    let inspect = import("log_message_deduplication.eval");
+    let (text, _) = export(Format::OpenaiMessages, inspect.export_items());
     let record = &lines(&text)[0];
     assert_eq!(
         record["messages"][1]["tool_calls"][0],
-        json!({"id": "hardcoded_0", "type": "function", "function": {"name": "bash", "arguments": "{\"cmd\":\"ls\"}"}})
+        json!({"id": "hardcoded_0", "type": "function", "function": {"name": "bash", "arguments": {"cmd": "ls"}}})
     );
     assert_eq!(record["messages"][2]["tool_call_id"], "hardcoded_0");
+    assert_eq!(record["messages"][2]["name"], "bash");
     assert_eq!(record["tools"][0]["function"]["name"], "bash");
+    let as_openai = ExportOptions {
+        tool_arguments: ToolArguments::String,
+    };
+    let (text, _) = export_with(Format::OpenaiMessages, &as_openai, inspect.export_items());
+    assert_eq!(
+        lines(&text)[0]["messages"][1]["tool_calls"][0]["function"]["arguments"],
+        json!("{\"cmd\":\"ls\"}"),
+        "OpenAI's API writes arguments as a JSON string"
+    );
 }
 
 #[test]

@@ -1,13 +1,25 @@
 //! Export then import gives the same trajectories: exactly for Rollscope's own format, up to
 //! ids and `source_format` for OpenAI messages, and the same conversation for the others.
 
-use super::common::{Imported, export, import, import_with, options, temp_file};
-use rollscope::formats::Format;
+use super::common::{Imported, export_with, import, import_with, options, temp_file};
+use rollscope::formats::{ExportOptions, Format, ToolArguments};
 use rollscope::trajectory::{Message, Trajectory};
 
 /// Writes `imported` in `format` and reads the result back (format detected).
 fn through(format: Format, imported: &Imported) -> (Imported, usize) {
-    let (text, written) = export(format, imported.export_items());
+    through_with(format, &ExportOptions::default(), imported)
+}
+
+/// Writes tool-call arguments as the source did, so nothing about them changes.
+fn as_read() -> ExportOptions {
+    ExportOptions {
+        tool_arguments: ToolArguments::AsRead,
+    }
+}
+
+/// `through` with export options.
+fn through_with(format: Format, export: &ExportOptions, imported: &Imported) -> (Imported, usize) {
+    let (text, written) = export_with(format, export, imported.export_items());
     let file = temp_file(text.as_bytes(), ".jsonl");
     let back = import_with(file.path(), options(None)).unwrap();
     assert!(
@@ -55,7 +67,7 @@ fn rollscope_format_round_trips_every_file_exactly() {
 #[test]
 fn openai_messages_round_trip_up_to_ids() {
     let imported = import("openai_chat_tools.jsonl");
-    let (back, written) = through(Format::OpenaiMessages, &imported);
+    let (back, written) = through_with(Format::OpenaiMessages, &as_read(), &imported);
     assert_eq!(written, 2);
     assert_eq!(back.tasks, imported.tasks);
     for (again, first) in back.trajectories.iter().zip(&imported.trajectories) {
@@ -82,7 +94,7 @@ fn openai_messages_with_parts_reasoning_and_object_arguments_round_trip() {
     assert_eq!(first.messages[2].reasoning.as_deref(), Some("Add them."));
     assert_eq!(first.messages[3].name.as_deref(), Some("calculator"));
     assert_eq!(first.extra["id"], "row-1");
-    let (back, _) = through(Format::OpenaiMessages, &imported);
+    let (back, _) = through_with(Format::OpenaiMessages, &as_read(), &imported);
     for (again, first) in back.trajectories.iter().zip(&imported.trajectories) {
         assert_eq!(&as_if(again.clone(), first), first);
     }

@@ -272,12 +272,13 @@ fn sorted_listings_locate_groups_runs_metrics_and_overview() {
     let Update::Overview(overview) = next(&updates) else {
         panic!("expected Overview")
     };
-    assert_eq!(overview.trajectories, 512);
-    assert_eq!(overview.best_of_n.tasks, 64);
+    assert_eq!(overview.analysis.trajectories, 512);
+    assert!(overview.analysis.from_records);
+    assert_eq!(overview.selection.tasks, 64);
     assert_eq!(
-        overview.best_of_n.kept
-            + overview.best_of_n.no_pass
-            + overview.best_of_n.excluded_by_labels,
+        overview.selection.tasks_kept
+            + overview.selection.tasks_no_pass
+            + overview.selection.tasks_excluded_by_labels,
         64
     );
     engine.send(Command::Locate {

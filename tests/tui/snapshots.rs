@@ -92,6 +92,25 @@ fn runs_stats_curate_and_help() {
 }
 
 #[test]
+fn stats_before_after_and_the_curate_form() {
+    let mut live = Live::new(512, 140, 44);
+    live.act(&[Action::TabStats]);
+    live.settle(|app| app.insights.overview.is_some());
+    live.act(&[
+        Action::Down,
+        Action::Pin,
+        Action::Down,
+        Action::Down,
+        Action::Down,
+    ]);
+    live.app.status.notice = None;
+    snapshot("stats_before_after", &live.app);
+    live.act(&[Action::TabCurate, Action::Down, Action::Right]);
+    live.settle(|app| app.insights.form.current_preview().is_some());
+    snapshot("curate_form", &live.app);
+}
+
+#[test]
 fn tiny_terminal() {
     let mut live = Live::new(64, 20, 6);
     snapshot("tiny_list", &live.app);

@@ -243,7 +243,7 @@ fn stats_scroll_over_versions() {
     let mut app = listed_app(100, 100);
     act(&mut app, &[Action::TabStats]);
     let overview = rollscope::engine::Overview::of(&summaries(512));
-    assert_eq!(overview.versions.len(), 64);
+    assert_eq!(overview.analysis.versions.len(), 64);
     app.update(Msg::Engine(Update::Overview(Box::new(overview))));
     act(&mut app, &[Action::Down, Action::Down]);
     assert_eq!(app.insights.scroll, 2);

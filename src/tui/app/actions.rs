@@ -6,6 +6,7 @@ use crate::store::Filter;
 use crate::trajectory::TrajectoryId;
 use crate::tui::action::Action;
 use crate::tui::annotate::{self, Target, UndoEntry};
+use crate::tui::curate_form::FormOutcome;
 use crate::tui::layout;
 use crate::tui::outcome::Outcome;
 use crate::tui::prompt::{Prompt, PromptKind};
@@ -330,21 +331,58 @@ impl App {
     }
 
     fn on_insights_action(&mut self, action: Action) -> Vec<Command> {
+        if self.tab == Tab::Curate {
+            return self.on_curate_action(action);
+        }
         let rows = self
             .insights
             .overview
             .as_ref()
-            .map_or(0, |overview| overview.versions.len());
+            .map_or(0, |overview| overview.analysis.versions.len());
+        let last = rows.saturating_sub(1);
+        let insights = &mut self.insights;
         match action {
-            Action::Down => {
-                self.insights.scroll = (self.insights.scroll + 1).min(rows.saturating_sub(1))
+            Action::Down => insights.scroll = (insights.scroll + 1).min(last),
+            Action::Up => insights.scroll = insights.scroll.saturating_sub(1),
+            Action::PageDown => insights.scroll = (insights.scroll + 10).min(last),
+            Action::PageUp => insights.scroll = insights.scroll.saturating_sub(10),
+            Action::Top => insights.scroll = 0,
+            Action::Bottom => insights.scroll = last,
+            Action::Pin if rows > 0 => {
+                let pinned = (insights.pinned != Some(insights.scroll)).then_some(insights.scroll);
+                insights.pinned = pinned;
+                self.notify(match pinned {
+                    Some(_) => "pinned as \"before\"; move to the \"after\" version",
+                    None => "unpinned",
+                });
             }
-            Action::Up => self.insights.scroll = self.insights.scroll.saturating_sub(1),
-            Action::Top => self.insights.scroll = 0,
-            Action::Bottom => self.insights.scroll = rows.saturating_sub(1),
             _ => {}
         }
         Vec::new()
+    }
+
+    fn on_curate_action(&mut self, action: Action) -> Vec<Command> {
+        let form = &mut self.insights.form;
+        let result = match form.on_action(action) {
+            FormOutcome::Nothing => return Vec::new(),
+            FormOutcome::Changed => form.preview_command(),
+            FormOutcome::EditSource => {
+                self.prompt = Some(Prompt::with_input(PromptKind::Source, &form.source));
+                return Vec::new();
+            }
+            FormOutcome::EditPath => {
+                self.prompt = Some(Prompt::with_input(PromptKind::ExportPath, &form.path));
+                return Vec::new();
+            }
+            FormOutcome::Export => form.export_command(),
+        };
+        match result {
+            Ok(command) => vec![command],
+            Err(message) => {
+                self.warn(message);
+                Vec::new()
+            }
+        }
     }
 }
 

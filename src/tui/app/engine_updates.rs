@@ -1,7 +1,9 @@
 //! What the app does with each engine update.
 
 use super::App;
-use crate::engine::{Command, Update};
+use crate::engine::{Command, ExportProgress, Update};
+use crate::tui::curate_form::ExportStatus;
+use crate::tui::rollouts::AuditView;
 
 impl App {
     /// Handles an update from the engine.
@@ -97,11 +99,60 @@ impl App {
                 self.insights.loading = false;
                 Vec::new()
             }
+            Update::SelectionPreview {
+                filter,
+                rules,
+                preview,
+            } => {
+                self.insights.form.receive(filter, rules, *preview);
+                Vec::new()
+            }
+            Update::Export(ExportProgress::Writing { written, total }) => {
+                self.insights.form.export = ExportStatus::Writing { written, total };
+                Vec::new()
+            }
+            Update::Export(ExportProgress::Done(report)) => {
+                let written = report.manifest.counts.written;
+                self.notify(format!(
+                    "exported {written} records to {}",
+                    report.path.display()
+                ));
+                self.insights.form.export = ExportStatus::Done {
+                    path: report.path.clone(),
+                    written,
+                    sha256: report.manifest.sha256.clone(),
+                    seconds: report.seconds,
+                };
+                Vec::new()
+            }
+            Update::Audit {
+                tag,
+                findings,
+                audited,
+            } => {
+                if tag == self.rollouts.tag && self.rollouts.audit.is_some() {
+                    self.notify(format!(
+                        "audit: {} of {audited} high-reward rollouts look suspicious",
+                        findings.len()
+                    ));
+                    self.rollouts.audit = Some(AuditView {
+                        findings,
+                        audited: Some(audited),
+                    });
+                }
+                Vec::new()
+            }
             Update::Failed {
                 tag,
                 during,
                 message,
             } => {
+                if during == "exporting" {
+                    self.insights.form.export = ExportStatus::Failed(message.clone());
+                }
+                if during == "previewing the selection" {
+                    self.insights.form.waiting = false;
+                }
                 if tag.is_some() && tag == Some(self.trajectory.tag) {
                     self.trajectory.loading = None;
                 }

@@ -112,8 +112,12 @@ pub struct InsightsState {
     pub stale: bool,
     /// A computation is in flight.
     pub loading: bool,
-    /// The first policy-version row shown.
+    /// The selected policy version (the "after" side of the comparison).
     pub scroll: usize,
+    /// The pinned policy version (the "before" side), chosen with the pin key.
+    pub pinned: Option<usize>,
+    /// The Curate tab's form.
+    pub form: super::curate_form::CurateForm,
 }
 
 /// What the app starts with.

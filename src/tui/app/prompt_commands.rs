@@ -9,7 +9,7 @@ use crate::tui::prompt::PromptKind;
 use crate::tui::theme::{BUILT_IN, Theme};
 
 /// The `:` commands, for the help overlay.
-pub const COMMANDS: [(&str, &str); 7] = [
+pub const COMMANDS: [(&str, &str); 8] = [
     (
         ":open ID",
         "open a trajectory by id (a unique prefix is enough)",
@@ -20,6 +20,10 @@ pub const COMMANDS: [(&str, &str); 7] = [
         "pass fail unlabelled run:R step:N label:K reward:A..B; all",
     ),
     (":sort KEY [asc|desc]", "stored reward turns prm task step"),
+    (
+        ":audit",
+        "the reward-hacking audit queue of the list's filter; again to leave",
+    ),
     (
         ":theme NAME",
         "dark light high-contrast (or the session's theme)",
@@ -40,6 +44,20 @@ impl App {
             PromptKind::Note => self
                 .with_target(|target| annotate::note(target, input).map(|command| vec![command])),
             PromptKind::Command => self.run_command(input),
+            PromptKind::Source => {
+                self.insights.form.source = input.to_string();
+                match self.insights.form.preview_command() {
+                    Ok(command) => vec![command],
+                    Err(message) => {
+                        self.warn(message);
+                        Vec::new()
+                    }
+                }
+            }
+            PromptKind::ExportPath => {
+                self.insights.form.path = input.to_string();
+                Vec::new()
+            }
         }
     }
 
@@ -95,6 +113,19 @@ impl App {
                 }
             },
             "sort" | "s" => self.sort_command(rest),
+            "audit" => {
+                let entering = self.rollouts.audit.is_none();
+                self.rollouts.audit = entering.then(Default::default);
+                let listing = self.rollouts.listing.clone();
+                self.notify(if entering {
+                    "auditing high-reward rollouts …"
+                } else {
+                    "audit queue closed"
+                });
+                self.tab = super::Tab::Rollouts;
+                self.screens.truncate(1);
+                vec![self.rollouts.relist(listing, &mut self.tags)]
+            }
             "theme" => {
                 match self.find_theme(rest) {
                     Some(theme) => {

@@ -76,9 +76,22 @@ const RUNS: &[(Action, &str)] = &[
     (Action::Refresh, "reload"),
 ];
 
-const INSIGHTS: &[(Action, &str)] = &[
-    (Action::Down, "scroll versions"),
-    (Action::Up, "scroll back"),
+const STATS: &[(Action, &str)] = &[
+    (Action::Down, "next policy version (B, after)"),
+    (Action::Up, "previous policy version"),
+    (Action::PageDown, "ten versions on"),
+    (Action::PageUp, "ten versions back"),
+    (Action::Pin, "pin as A (before); again to unpin"),
+    (Action::Refresh, "recount"),
+];
+
+const CURATE: &[(Action, &str)] = &[
+    (Action::Down, "next field"),
+    (Action::Up, "previous field"),
+    (Action::Right, "more / on / next choice"),
+    (Action::Left, "less / off / previous choice"),
+    (Action::Pin, "toggle or cycle"),
+    (Action::Open, "edit the source or path; run the export"),
     (Action::Refresh, "recount"),
 ];
 
@@ -103,7 +116,8 @@ pub fn view_keys(app: &App) -> &'static [(Action, &'static str)] {
             Screen::Group => GROUP,
         },
         Tab::Runs => RUNS,
-        Tab::Stats | Tab::Curate => INSIGHTS,
+        Tab::Stats => STATS,
+        Tab::Curate => CURATE,
     }
 }
 
@@ -152,7 +166,17 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Smoothing), "smoothing"),
             (keys(Action::Open), "rollouts"),
         ],
-        (Tab::Stats | Tab::Curate, _) => vec![(keys(Action::Refresh), "recount")],
+        (Tab::Stats, _) => vec![
+            (pair(Action::Down, Action::Up), "version"),
+            (keys(Action::Pin), "pin before"),
+            (keys(Action::Refresh), "recount"),
+        ],
+        (Tab::Curate, _) => vec![
+            (pair(Action::Down, Action::Up), "field"),
+            (pair(Action::Left, Action::Right), "change"),
+            (keys(Action::Open), "edit / export"),
+            (keys(Action::Refresh), "recount"),
+        ],
     };
     hints.push((keys(Action::Help), "help"));
     hints.push((keys(Action::Quit), "quit"));

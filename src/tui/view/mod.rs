@@ -8,6 +8,7 @@ mod rollouts;
 mod runs;
 mod shell;
 mod stats;
+mod stats_compare;
 mod tokens;
 mod trajectory;
 pub mod widgets;

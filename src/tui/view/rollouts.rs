@@ -51,19 +51,31 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let state = &app.rollouts;
     let listing = &state.listing;
-    let mut title = vec![span(
+    let mut title = Vec::new();
+    if state.audit.is_some() {
+        title.push(span(theme, Tone::Warn, " audit queue ·"));
+    }
+    title.push(span(
         theme,
         Tone::Accent,
         format!(" {} ", inert(&listing.filter.describe())),
-    )];
+    ));
     title.push(span(
         theme,
         Tone::Muted,
-        format!(
-            "· sort {}{} ",
-            listing.sort.as_str(),
-            if listing.descending { " ↓" } else { "" }
-        ),
+        match &state.audit {
+            Some(audit) => match audit.audited {
+                Some(audited) => {
+                    format!("· high-reward, most suspicious first · {audited} audited ")
+                }
+                None => "· auditing… ".to_string(),
+            },
+            None => format!(
+                "· sort {}{} ",
+                listing.sort.as_str(),
+                if listing.descending { " ↓" } else { "" }
+            ),
+        },
     ));
     let position = match state.matching {
         Some(0) => " none match ".to_string(),
@@ -76,7 +88,22 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     };
     let mut block = pane(theme, Line::from(title), true)
         .title_top(Line::from(span(theme, Tone::Muted, position)).right_aligned());
-    if let Some(progress) = app.queue.progress().filter(|_| app.queue.tag == state.tag) {
+    let evidence = state.audit.as_ref().and_then(|audit| {
+        let finding = audit.finding(state.selected()?.id)?;
+        let signs: Vec<String> = finding
+            .signs
+            .iter()
+            .map(|sign| format!("{}: {}", sign.kind, sign.evidence))
+            .collect();
+        Some(signs.join(" · "))
+    });
+    if let Some(evidence) = evidence {
+        block = block.title_bottom(Line::from(span(
+            theme,
+            Tone::Warn,
+            format!(" {} ", inert(&evidence)),
+        )));
+    } else if let Some(progress) = app.queue.progress().filter(|_| app.queue.tag == state.tag) {
         block = block.title_bottom(Line::from(span(theme, Tone::Warn, format!(" {progress} "))));
     }
     let inner_height = usize::from(area.height.saturating_sub(3));
@@ -97,7 +124,20 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                     Cell::from(Line::from(summary.turns.to_string()).right_aligned()),
                     Cell::from(prm_cell(theme, summary.prm_min)),
                     Cell::from(inert(&summary.stop).into_owned()),
-                    Cell::from(Line::from(summary_labels(theme, summary))),
+                    Cell::from(Line::from(
+                        match state
+                            .audit
+                            .as_ref()
+                            .and_then(|audit| audit.finding(summary.id))
+                        {
+                            Some(finding) => finding
+                                .signs
+                                .iter()
+                                .map(|sign| span(theme, Tone::Warn, format!("{} ", sign.kind)))
+                                .collect(),
+                            None => summary_labels(theme, summary),
+                        },
+                    )),
                 ]);
                 if index == state.cursor {
                     row = row.style(theme.selected());

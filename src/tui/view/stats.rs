@@ -1,9 +1,11 @@
-//! The Stats tab: error kinds (confirmed vs suggested) and outcomes per policy version, as
-//! horizontal bars.
+//! The Stats tab: error kinds (confirmed and suggested) per policy version as bars, with
+//! accuracy and the suggested-label precision; below, the before/after comparison of two
+//! versions and where first errors occur.
 
 use super::shell::thousands;
+use super::stats_compare;
 use super::widgets::{pane, span};
-use crate::engine::Overview;
+use crate::curate::analysis::{Analysis, VersionStats};
 use crate::text::inert;
 use crate::trajectory::ErrorKind;
 use crate::tui::app::App;
@@ -13,6 +15,11 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+
+/// Width of the version column.
+const NAME_WIDTH: usize = 24;
+/// Height of the comparison band, when the screen has room for it.
+const LOWER_HEIGHT: u16 = 15;
 
 /// A bar of `width` cells for `value` out of `max`.
 pub fn bar(value: usize, max: usize, width: usize) -> String {
@@ -39,62 +46,63 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         );
         return;
     };
-    let [kinds, versions] =
-        Layout::vertical([Constraint::Length(8), Constraint::Fill(1)]).areas(area);
+    let analysis = &overview.analysis;
+    let lower = if area.height >= 2 * LOWER_HEIGHT {
+        LOWER_HEIGHT
+    } else {
+        0
+    };
+    let [table, below] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(lower)]).areas(area);
     let stale = app
         .insights
         .stale
         .then(|| app.keymap.first_key(crate::tui::action::Action::Refresh));
-    draw_kinds(frame, kinds, theme, overview, stale);
-    draw_versions(frame, versions, theme, overview, app.insights.scroll);
+    draw_table(frame, table, app, analysis, stale);
+    if lower > 0 {
+        stats_compare::draw(frame, below, app, analysis);
+    }
 }
 
-fn draw_kinds(
+fn draw_table(
     frame: &mut Frame,
     area: Rect,
-    theme: &Theme,
-    overview: &Overview,
+    app: &App,
+    analysis: &Analysis,
     stale: Option<String>,
 ) {
-    let width = usize::from(area.width.saturating_sub(40) / 2).max(1);
-    let max = overview
-        .kinds
+    let theme = &app.theme;
+    let inner = usize::from(area.width.saturating_sub(2));
+    let column = (inner.saturating_sub(NAME_WIDTH + 12) / 4).max(8);
+    let mut lines = vec![header(theme, column)];
+    let rows = usize::from(area.height.saturating_sub(4)).max(1);
+    let versions = &analysis.versions;
+    let cursor = app.insights.scroll.min(versions.len().saturating_sub(1));
+    let first = cursor.saturating_sub(rows.saturating_sub(1));
+    let max = versions
         .iter()
-        .map(|count| count.confirmed.max(count.suggested))
+        .flat_map(|version| {
+            ErrorKind::ALL
+                .iter()
+                .map(|&kind| version.kinds.confirmed(kind) + version.kinds.suggested(kind))
+        })
         .max()
         .unwrap_or(0);
-    let mut lines = vec![Line::from(vec![
-        span(theme, Tone::Muted, format!("{:<15}", "")),
-        span(
-            theme,
-            Tone::Confirmed,
-            format!("{:<w$}", "confirmed", w = width + 8),
-        ),
-        span(theme, Tone::Suggested, "suggested"),
-    ])];
-    for kind in ErrorKind::ALL {
-        let count = overview.kind(kind);
-        lines.push(Line::from(vec![
-            span(theme, Tone::Text, format!("{:<15}", kind.as_str())),
-            span(
-                theme,
-                Tone::Confirmed,
-                format!("{:<width$}", bar(count.confirmed, max, width)),
-            ),
-            span(theme, Tone::Muted, format!(" {:>6} ", count.confirmed)),
-            span(
-                theme,
-                Tone::Suggested,
-                format!("{:<width$}", bar(count.suggested, max, width)),
-            ),
-            span(theme, Tone::Muted, format!(" {:>6}", count.suggested)),
-        ]));
+    for (index, version) in versions.iter().enumerate().skip(first).take(rows) {
+        let marker = match (index == cursor, app.insights.pinned == Some(index)) {
+            (true, true) => "▶A",
+            (true, false) => "▶B",
+            (false, true) => " A",
+            (false, false) => "  ",
+        };
+        lines.push(version_line(theme, marker, version, column, max));
     }
+    lines.push(precision_line(theme, analysis, column));
     let title = format!(
-        " error kinds · {} trajectories · {} pass · {} fail{} ",
-        thousands(overview.trajectories),
-        thousands(overview.passed),
-        thousands(overview.failed),
+        " error kinds by policy version · {} trajectories · {} pass · {} fail{} ",
+        thousands(analysis.trajectories),
+        thousands(analysis.passed),
+        thousands(analysis.failed),
         stale.map_or(String::new(), |key| format!(
             " · labels changed: {key} recounts"
         ))
@@ -109,78 +117,95 @@ fn draw_kinds(
     );
 }
 
-fn draw_versions(frame: &mut Frame, area: Rect, theme: &Theme, overview: &Overview, scroll: usize) {
-    let width = usize::from(area.width.saturating_sub(64)).clamp(1, 40);
-    let header = Line::from(span(
+fn header<'a>(theme: &Theme, column: usize) -> Line<'a> {
+    let mut spans = vec![span(
         theme,
         Tone::Muted,
-        format!(
-            "{:<12} {:>6} {:>7}  {:<w$} {:>8} {:>7}   calc reas  und  fmt",
-            "run",
-            "step",
-            "rollouts",
-            "accuracy",
-            "",
-            "reward",
-            w = width
-        ),
-    ));
-    let rows = usize::from(area.height.saturating_sub(3));
-    let mut lines = vec![header];
-    for version in overview.versions.iter().skip(scroll).take(rows) {
-        let accuracy = version.accuracy();
-        let filled = (accuracy * width as f64).round() as usize;
-        let run = if version.run.is_empty() {
-            "(imported)".into()
-        } else {
-            inert(&version.run)
-        };
-        let mut spans: Vec<Span> = vec![
-            span(theme, Tone::Text, format!("{run:<12} ")),
-            span(
-                theme,
-                Tone::Muted,
-                format!(
-                    "{:>6} {:>7}  ",
-                    version.step.map_or("–".into(), |s| s.to_string()),
-                    version.total
-                ),
-            ),
-            span(
-                theme,
-                Tone::of_score(accuracy),
-                "█".repeat(filled.min(width)),
-            ),
-            span(theme, Tone::Dim, "░".repeat(width - filled.min(width))),
-            span(theme, Tone::Text, format!(" {accuracy:>7.3}")),
-            span(
-                theme,
-                Tone::Muted,
-                format!(
-                    " {:>7}   ",
-                    version
-                        .mean_reward
-                        .map_or("–".into(), |r| format!("{r:.3}"))
-                ),
-            ),
-        ];
-        for count in version.confirmed {
-            spans.push(span(theme, Tone::Confirmed, format!("{count:>4} ")));
-        }
-        lines.push(Line::from(spans));
-    }
-    let title = format!(
-        " outcome per policy version · {} versions · confirmed labels per kind ",
-        overview.versions.len()
-    );
-    frame.render_widget(
-        Paragraph::new(lines).block(pane(
+        format!("  {:<NAME_WIDTH$}", "version"),
+    )];
+    for kind in ErrorKind::ALL {
+        spans.push(span(
             theme,
-            Line::from(span(theme, Tone::Accent, title)),
-            false,
+            Tone::Muted,
+            format!("{:<column$}", kind.as_str()),
+        ));
+    }
+    spans.push(span(theme, Tone::Muted, format!("{:>9}", "accuracy")));
+    Line::from(spans)
+}
+
+fn version_line<'a>(
+    theme: &Theme,
+    marker: &str,
+    version: &VersionStats,
+    column: usize,
+    max: usize,
+) -> Line<'a> {
+    let name = crate::text::clip(&version.name(), NAME_WIDTH - 1).into_owned();
+    let mut spans: Vec<Span> = vec![
+        span(theme, Tone::Accent, marker.to_string()),
+        span(theme, Tone::Text, format!("{:<NAME_WIDTH$}", inert(&name))),
+    ];
+    let bar_width = column.saturating_sub(9).max(1);
+    for kind in ErrorKind::ALL {
+        let confirmed = version.kinds.confirmed(kind);
+        let suggested = version.kinds.suggested(kind);
+        let confirmed_bar = bar(confirmed, max, bar_width);
+        let suggested_bar = bar(confirmed + suggested, max, bar_width)
+            .chars()
+            .skip(confirmed_bar.chars().count())
+            .map(|_| '▒')
+            .collect::<String>();
+        let used = confirmed_bar.chars().count() + suggested_bar.chars().count();
+        let numbers = if suggested > 0 {
+            format!(" {confirmed}+{suggested}?")
+        } else {
+            format!(" {confirmed}")
+        };
+        let pad = column.saturating_sub(used + numbers.chars().count());
+        spans.push(span(theme, Tone::Confirmed, confirmed_bar));
+        spans.push(span(theme, Tone::Suggested, suggested_bar));
+        spans.push(span(
+            theme,
+            Tone::Muted,
+            format!("{numbers}{}", " ".repeat(pad)),
+        ));
+    }
+    let accuracy = version.accuracy();
+    spans.push(span(
+        theme,
+        accuracy.map_or(Tone::Muted, Tone::of_score),
+        format!("{:>9}", accuracy.map_or("–".into(), |a| format!("{a:.3}"))),
+    ));
+    Line::from(spans)
+}
+
+fn precision_line<'a>(theme: &Theme, analysis: &Analysis, column: usize) -> Line<'a> {
+    let label = format!("  {:<NAME_WIDTH$}", "precision vs confirmed");
+    let mut spans = vec![span(theme, Tone::Accent, label)];
+    match &analysis.precision {
+        Some(precision) => {
+            for kind in ErrorKind::ALL {
+                let figures = precision.kind(kind);
+                let text = match figures.precision() {
+                    Some(value) => format!("{value:.2} of {}", figures.suggested),
+                    None => "–".to_string(),
+                };
+                spans.push(span(theme, Tone::Suggested, format!("{text:<column$}")));
+            }
+        }
+        None if analysis.from_records => spans.push(span(
+            theme,
+            Tone::Muted,
+            "suggested-label precision: no confirmed labels yet",
         )),
-        area,
-    );
+        None => spans.push(span(
+            theme,
+            Tone::Muted,
+            "suggested-label precision: not computed",
+        )),
+    }
+    Line::from(spans)
 }
 
 #[cfg(test)]

@@ -1,0 +1,103 @@
+//! The rules of a rejection-sampling selection and how candidates are ranked.
+
+use crate::store::Summary;
+use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
+
+/// The `extra` key that marks a trajectory a person corrected (its value names who).
+pub const CORRECTED_BY: &str = "corrected_by";
+
+/// How to pick the samples to train on, per task.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelectionRules {
+    /// Samples kept per task at most.
+    pub per_task: usize,
+    /// Keep only samples the verifier passed.
+    pub require_pass: bool,
+    /// Leave out samples with a confirmed error label.
+    pub exclude_confirmed_errors: bool,
+    /// Also keep samples a person corrected (`extra.corrected_by`), whatever their verdict
+    /// and labels.
+    pub include_corrected: bool,
+    /// Keep one of several samples of a task with the same completion.
+    pub dedup: bool,
+    /// Keep as many tasks of each difficulty level as the level with fewest has.
+    pub balance_difficulty: bool,
+}
+
+impl Default for SelectionRules {
+    fn default() -> Self {
+        Self {
+            per_task: 1,
+            require_pass: true,
+            exclude_confirmed_errors: true,
+            include_corrected: false,
+            dedup: true,
+            balance_difficulty: false,
+        }
+    }
+}
+
+impl SelectionRules {
+    /// The rules in words, e.g. `verifier pass · no confirmed error label · highest PRM ·
+    /// then shortest · ≤ 1 per task`.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.require_pass {
+            parts.push("verifier pass".to_string());
+        }
+        if self.exclude_confirmed_errors {
+            parts.push("no confirmed error label".to_string());
+        }
+        if self.include_corrected {
+            parts.push("or corrected by a person".to_string());
+        }
+        parts.push("highest PRM · then shortest".to_string());
+        if self.dedup {
+            parts.push("no duplicate completions".to_string());
+        }
+        parts.push(format!("≤ {} per task", self.per_task));
+        if self.balance_difficulty {
+            parts.push("balanced by difficulty".to_string());
+        }
+        parts.join(" · ")
+    }
+}
+
+/// A sample that may be kept, with what ranks it.
+#[derive(Clone, Debug)]
+pub struct Candidate<'a> {
+    /// Its summary.
+    pub summary: &'a Summary,
+    /// Whether a person corrected it.
+    pub corrected: bool,
+}
+
+impl Candidate<'_> {
+    fn verified(&self) -> bool {
+        self.corrected || self.summary.passed == Some(true)
+    }
+}
+
+/// Best first: verifier pass (or corrected), then highest PRM minimum (samples without
+/// process scores last), then shortest (tokens when both have a trace, else turns), then
+/// stored order.
+pub fn rank(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
+    let prm = |candidate: &Candidate<'_>| candidate.summary.prm_min;
+    let by_prm = match (prm(a), prm(b)) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (x, y) => y.is_some().cmp(&x.is_some()),
+    };
+    let (sa, sb) = (a.summary, b.summary);
+    let by_length = if sa.tokens > 0 && sb.tokens > 0 {
+        sa.tokens.cmp(&sb.tokens)
+    } else {
+        sa.turns.cmp(&sb.turns)
+    };
+    b.verified()
+        .cmp(&a.verified())
+        .then(by_prm)
+        .then(by_length)
+        .then(sa.seq.cmp(&sb.seq))
+}

@@ -1,0 +1,138 @@
+//! Precision of the suggestions: the computation on constructed labels, and the figures on
+//! the hand-labelled real failures of `tests/data/curate/labelled_failures.jsonl`.
+
+use crate::common::data;
+use rollscope::curate::suggest::precision::{Precision, measure};
+use rollscope::formats::{ImportOptions, Item, import_file};
+use rollscope::trajectory::{ErrorKind, Label, LabelStatus, Task, Trajectory};
+use std::collections::HashMap;
+
+fn label(step: u32, kind: ErrorKind, status: LabelStatus) -> Label {
+    Label {
+        step,
+        kind,
+        status,
+        note: None,
+        author: None,
+        time: 0,
+    }
+}
+
+#[test]
+fn precision_counts_kind_and_step_agreement_and_recall() {
+    use ErrorKind::*;
+    use LabelStatus::*;
+    let suggestions = [
+        label(0, Calculation, Suggested),
+        label(2, Calculation, Suggested),
+        label(1, Reasoning, Suggested),
+    ];
+    let confirmed = [
+        label(0, Calculation, Confirmed),
+        label(3, Understanding, Confirmed),
+    ];
+    let refs: Vec<&Label> = confirmed.iter().collect();
+    let tally = Precision::compare(&suggestions, &refs);
+    let calculation = tally.kind(Calculation);
+    assert_eq!(
+        (
+            calculation.suggested,
+            calculation.correct,
+            calculation.correct_step
+        ),
+        (2, 2, 1)
+    );
+    assert_eq!((calculation.confirmed, calculation.found), (1, 1));
+    assert_eq!(calculation.precision(), Some(1.0));
+    assert_eq!(calculation.step_precision(), Some(0.5));
+    assert_eq!(tally.kind(Reasoning).precision(), Some(0.0));
+    assert_eq!(tally.kind(Understanding).recall(), Some(0.0));
+    assert_eq!(tally.kind(Format).precision(), None);
+    let mut total = tally.clone();
+    total.add(&tally);
+    assert_eq!(total.reviewed, 2);
+    assert_eq!(total.kind(Calculation).suggested, 4);
+}
+
+/// The labelled set: 7 Math-Shepherd GSM8K solutions (all wrong), the 6 PRM800K rows and 5
+/// of their steps rated −1 by PRM800K's labelers, each kept on the path it ended; the
+/// confirmed labels and their reasons were written by hand (see the file's README).
+fn labelled_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
+    let mut trajectories = Vec::new();
+    let mut tasks = HashMap::new();
+    let report = import_file(
+        &data("curate/labelled_failures.jsonl"),
+        ImportOptions::default(),
+        &mut |item| {
+            match item {
+                Item::Trajectory(trajectory) => trajectories.push(*trajectory),
+                Item::Task(task) => {
+                    tasks.insert(task.id.clone(), *task);
+                }
+            }
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    (trajectories, tasks)
+}
+
+#[test]
+fn precision_on_hand_labelled_real_failures() {
+    let (trajectories, tasks) = labelled_set();
+    assert_eq!(trajectories.len(), 18);
+    let labelled = trajectories.iter().filter(|t| !t.labels.is_empty()).count();
+    assert_eq!(
+        labelled, 13,
+        "13 failures labelled, 5 correct solutions without labels"
+    );
+    assert!(
+        trajectories
+            .iter()
+            .flat_map(|t| &t.labels)
+            .all(|l| l.status == LabelStatus::Confirmed)
+    );
+    let precision = measure(trajectories.iter().map(|trajectory| {
+        (
+            trajectory,
+            trajectory.task_id.as_ref().and_then(|id| tasks.get(id)),
+        )
+    }));
+    println!(
+        "suggested-label precision on {} hand-labelled real trajectories",
+        precision.reviewed
+    );
+    println!(
+        "{:<14} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "kind", "suggested", "precision", "same step", "confirmed", "recall"
+    );
+    for kind in ErrorKind::ALL {
+        let figures = precision.kind(kind);
+        let show = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.2}"));
+        println!(
+            "{:<14} {:>9} {:>9} {:>9} {:>9} {:>7}",
+            kind.as_str(),
+            figures.suggested,
+            show(figures.precision()),
+            show(figures.step_precision()),
+            figures.confirmed,
+            show(figures.recall())
+        );
+    }
+    assert_eq!(precision.reviewed, 18);
+    let figures = |kind| {
+        let k = precision.kind(kind);
+        (k.suggested, k.correct, k.correct_step, k.confirmed, k.found)
+    };
+    // Calculation: the five false annotations (20×40=8000 twice, 13×8/13=6, 10+8+4=220,
+    // 2+1095=1100), each found on its step.
+    assert_eq!(figures(ErrorKind::Calculation), (5, 5, 5, 5, 5));
+    // Understanding: Janet's sum where the reference takes a difference (step 4, as labelled)
+    // and Sue's answer that misses a leg the reference computes (right kind, a step late).
+    assert_eq!(figures(ErrorKind::Understanding), (2, 2, 1, 5, 2));
+    // Reasoning: the PRM800K steps rated −1 (5, on their step), Jonah's first Monte-Carlo drop
+    // (right kind, a step early); the pencil equations in cents are an understanding error.
+    assert_eq!(figures(ErrorKind::Reasoning), (7, 6, 5, 10, 6));
+    assert_eq!(figures(ErrorKind::Format), (0, 0, 0, 0, 0));
+}

@@ -1,0 +1,253 @@
+//! The Stats comparison, the Curate form, the audit queue: update tests, and the engine's
+//! answers to their commands.
+
+use crate::common::*;
+use crossterm::event::KeyCode;
+use rollscope::curate::audit::Sign;
+use rollscope::curate::{Finding, Trait};
+use rollscope::engine::{Command, Engine, EngineConfig, ExportProgress, Overview, Tag, Update};
+use rollscope::formats::Format;
+use rollscope::store::{Filter, Outcome};
+use rollscope::tui::Action;
+use rollscope::tui::Msg;
+use rollscope::tui::curate_form::{ExportStatus, Field};
+use std::time::Duration;
+
+fn with_overview() -> rollscope::tui::App {
+    let mut app = listed_app(100, 100);
+    act(&mut app, &[Action::TabStats]);
+    app.update(Msg::Engine(Update::Overview(Box::new(Overview::of(
+        &summaries(512),
+    )))));
+    app
+}
+
+#[test]
+fn stats_pin_a_before_version_and_move_the_after_one() {
+    let mut app = with_overview();
+    act(&mut app, &[Action::Down, Action::Pin]);
+    assert_eq!(app.insights.pinned, Some(1));
+    act(&mut app, &[Action::Down, Action::Down]);
+    assert_eq!((app.insights.pinned, app.insights.scroll), (Some(1), 3));
+    let screen = render(&app);
+    assert!(
+        screen.contains("before / after · A grpo-0001 @ 1 → B grpo-0001 @ 3"),
+        "{screen}"
+    );
+    assert!(screen.contains("error kinds by policy version"));
+    act(&mut app, &[Action::PageDown]);
+    assert_eq!(app.insights.scroll, 13);
+    act(&mut app, &[Action::Top, Action::Down, Action::Pin]);
+    assert_eq!(
+        app.insights.pinned, None,
+        "pinning the pinned version unpins it"
+    );
+}
+
+#[test]
+fn the_curate_form_asks_for_previews_and_runs_the_export() {
+    let mut app = with_overview();
+    act(&mut app, &[Action::TabCurate]);
+    assert_eq!(app.insights.form.field, Field::Source);
+    let commands = act(&mut app, &[Action::Down, Action::Right]);
+    let [Command::PreviewSelection { rules, filter }] = commands.as_slice() else {
+        panic!("expected a preview request, got {commands:?}")
+    };
+    assert_eq!((rules.per_task, filter.is_empty()), (2, true));
+    assert!(app.insights.form.waiting);
+
+    act(&mut app, &[Action::Top, Action::Open]);
+    assert!(app.prompt.is_some(), "enter on the source edits it");
+    type_text(&mut app, "fail run:grpo-0001");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::PreviewSelection { filter, .. }] = commands.as_slice() else {
+        panic!("expected a preview request, got {commands:?}")
+    };
+    assert_eq!(filter.outcome, Some(Outcome::Fail));
+    let preview = rollscope::curate::SelectionPreview {
+        samples: 10,
+        tasks: 2,
+        tasks_kept: 1,
+        samples_kept: 1,
+        tasks_no_pass: 1,
+        ..Default::default()
+    };
+    app.update(Msg::Engine(Update::SelectionPreview {
+        filter: filter.clone(),
+        rules: app.insights.form.rules.clone(),
+        preview: Box::new(preview.clone()),
+    }));
+    assert_eq!(app.insights.form.current_preview(), Some(&preview));
+    assert!(!app.insights.form.waiting);
+    assert!(render(&app).contains("1 tasks kept (50%)"));
+
+    act(
+        &mut app,
+        &[Action::Bottom, Action::Up, Action::Up, Action::Up],
+    );
+    assert_eq!(app.insights.form.field, Field::Format);
+    assert!(
+        act(&mut app, &[Action::Right]).is_empty(),
+        "the format needs no recount"
+    );
+    assert_eq!(app.insights.form.format, Format::TrlPromptCompletion);
+    let commands = act(&mut app, &[Action::Bottom, Action::Open]);
+    let [Command::Export(request)] = commands.as_slice() else {
+        panic!("expected an export, got {commands:?}")
+    };
+    assert_eq!(request.format, Format::TrlPromptCompletion);
+    assert_eq!(
+        request.path,
+        std::path::PathBuf::from("exports/best-of-n.jsonl")
+    );
+    assert_eq!(
+        request.selection.as_ref().map(|rules| rules.per_task),
+        Some(2)
+    );
+    app.update(Msg::Engine(Update::Export(ExportProgress::Writing {
+        written: 5,
+        total: 10,
+    })));
+    assert_eq!(
+        app.insights.form.export,
+        ExportStatus::Writing {
+            written: 5,
+            total: 10
+        }
+    );
+    assert!(render(&app).contains("writing 5 of 10"));
+    app.update(Msg::Engine(Update::Failed {
+        tag: None,
+        during: "exporting",
+        message: "disk full".into(),
+    }));
+    assert_eq!(
+        app.insights.form.export,
+        ExportStatus::Failed("disk full".into())
+    );
+
+    act(&mut app, &[Action::Top, Action::Open]);
+    type_text(&mut app, " step:x");
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    assert!(
+        app.status
+            .notice
+            .as_ref()
+            .is_some_and(|notice| notice.error)
+    );
+}
+
+#[test]
+fn the_audit_command_lists_the_queue_with_its_evidence() {
+    let mut app = listed_app(64, 64);
+    act(&mut app, &[Action::Command]);
+    type_text(&mut app, "audit");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::ListAudit { tag, filter, .. }] = commands.as_slice() else {
+        panic!("expected an audit listing, got {commands:?}")
+    };
+    assert!(filter.is_empty());
+    let rows = summaries(3);
+    app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
+        tag: *tag,
+        start: 0,
+        rows: rows.clone(),
+        matching: Some(3),
+        stored: Some(64),
+    })));
+    app.update(Msg::Engine(Update::Audit {
+        tag: *tag,
+        findings: vec![Finding {
+            id: rows[0].id,
+            task_id: rows[0].task_id.clone(),
+            reward: rows[0].reward,
+            signs: vec![Sign {
+                kind: Trait::CopiedFromPrompt,
+                evidence: "the answer 25 is written in the prompt".into(),
+            }],
+        }],
+        audited: 40,
+    }));
+    let audit = app.rollouts.audit.as_ref().unwrap();
+    assert_eq!((audit.findings.len(), audit.audited), (1, Some(40)));
+    let screen = render(&app);
+    assert!(screen.contains("audit queue"), "{screen}");
+    assert!(
+        screen.contains("answer in prompt: the answer 25 is written in the prompt"),
+        "{screen}"
+    );
+    act(&mut app, &[Action::Command]);
+    type_text(&mut app, "audit");
+    let commands = app.update(key(KeyCode::Enter));
+    assert!(matches!(commands.as_slice(), [Command::List { .. }]));
+    assert!(app.rollouts.audit.is_none());
+}
+
+#[test]
+fn the_engine_previews_exports_and_audits() {
+    let (dir, store) = demo_store(256);
+    let (engine, updates) = Engine::spawn(store, EngineConfig::default()).unwrap();
+    let next = || loop {
+        match updates
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an update")
+        {
+            Update::State(_) => continue,
+            update => return update,
+        }
+    };
+    engine.send(Command::PreviewSelection {
+        filter: Filter::default(),
+        rules: Default::default(),
+    });
+    let Update::SelectionPreview { preview, .. } = next() else {
+        panic!("expected a selection preview")
+    };
+    assert_eq!((preview.tasks, preview.samples), (32, 256));
+
+    let path = dir.path().join("out").join("best.jsonl");
+    engine.send(Command::Export(Box::new(
+        rollscope::curate::ExportRequest {
+            filter: Filter::default(),
+            selection: Some(Default::default()),
+            format: Format::OpenaiMessages,
+            options: Default::default(),
+            path: path.clone(),
+            session: None,
+        },
+    )));
+    let report = loop {
+        match next() {
+            Update::Export(ExportProgress::Writing { total, .. }) => {
+                assert_eq!(total, preview.samples_kept)
+            }
+            Update::Export(ExportProgress::Done(report)) => break report,
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    assert_eq!(report.path, path);
+    assert_eq!(report.manifest.counts.written, preview.samples_kept);
+    assert!(report.manifest_path.is_file());
+    assert_eq!(
+        report.manifest.session.as_deref(),
+        Some(dir.path().file_name().unwrap().to_str().unwrap())
+    );
+
+    engine.send(Command::ListAudit {
+        tag: Tag(3),
+        filter: Filter::default(),
+        options: Default::default(),
+        window: 0..10,
+    });
+    let Update::Window(window) = next() else {
+        panic!("expected a window")
+    };
+    let Update::Audit {
+        findings, audited, ..
+    } = next()
+    else {
+        panic!("expected the audit")
+    };
+    assert_eq!(window.matching, Some(findings.len()));
+    assert!(audited > 0);
+}
