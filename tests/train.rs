@@ -5,6 +5,8 @@
 mod checkpoints;
 #[path = "train/common.rs"]
 mod common;
+#[path = "train/grpo.rs"]
+mod grpo;
 #[path = "train/grpo_fixture.rs"]
 mod grpo_fixture;
 #[path = "train/lora.rs"]

@@ -3,6 +3,7 @@
 use super::Cli;
 use super::bench_model::{BenchModelArgs, bench_model};
 use super::bench_store::{StoreBenchArgs, bench_store};
+use super::bench_train::{BenchTrainArgs, bench_train};
 use super::bench_tui::{TuiBenchArgs, bench_tui};
 use clap::Subcommand;
 
@@ -16,6 +17,9 @@ pub enum BenchCommand {
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
     Tui(TuiBenchArgs),
+    /// One GRPO update (reference and policy forward, loss, backward, AdamW) and one SFT
+    /// step through the trainer.
+    Train(BenchTrainArgs),
 }
 
 /// Runs a benchmark.
@@ -24,5 +28,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Store(args) => bench_store(cli.json, args),
         BenchCommand::Model(args) => bench_model(cli, args),
         BenchCommand::Tui(args) => bench_tui(cli, args),
+        BenchCommand::Train(args) => bench_train(cli, args),
     }
 }

@@ -4,6 +4,7 @@ mod agent;
 mod bench;
 mod bench_model;
 mod bench_store;
+mod bench_train;
 mod bench_tui;
 mod data;
 mod filter_args;
@@ -89,7 +90,7 @@ pub enum Command {
     Generate(model::GenerateArgs),
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
-    /// Measure speed and memory: `bench store`, `bench model`, `bench tui`.
+    /// Measure speed and memory: `bench store`, `bench model`, `bench tui`, `bench train`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).

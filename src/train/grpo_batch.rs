@@ -82,11 +82,13 @@ pub struct GrpoBatch {
     pub tokens: TokenBatch,
     /// 1 where column `t`'s target (token `t + 1`) is a policy token (f32).
     pub mask: Tensor,
-    /// Behaviour log-probs of each target (f32; 0 in rows without recorded values).
+    /// Behaviour log-probs of each target (f32; 0 off the mask and in rows without recorded
+    /// values, so values on masked tokens can never overflow the ratio).
     pub behaviour: Tensor,
     /// Per row: whether its behaviour log-probs were recorded.
     pub recorded: Vec<bool>,
-    /// `[B, 1]` per-sample or `[B, T-1]` per-token advantages (f32).
+    /// `[B, 1]` per-sample or `[B, T-1]` per-token advantages (f32; per-token ones are 0 off
+    /// the mask).
     pub advantages: Tensor,
     policy_tokens: usize,
 }
@@ -112,8 +114,11 @@ impl GrpoBatch {
         for (row, sample) in samples.iter().enumerate() {
             let start = row * columns;
             for t in 1..sample.token_ids.len() {
+                if sample.loss_mask[t] == 0 {
+                    continue;
+                }
                 let column = start + t - 1;
-                mask[column] = f32::from(u8::from(sample.loss_mask[t] != 0));
+                mask[column] = 1.0;
                 if let Some(&logprob) = sample.behaviour_logprobs.get(t) {
                     behaviour[column] = logprob;
                 }
@@ -123,7 +128,9 @@ impl GrpoBatch {
             }
             if let Advantage::Sample(value) = sample.advantage {
                 if per_token {
-                    advantages[start..start + columns].fill(value as f32);
+                    for column in start..start + columns {
+                        advantages[column] = mask[column] * value as f32;
+                    }
                 } else {
                     advantages[row] = value as f32;
                 }
