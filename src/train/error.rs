@@ -15,6 +15,15 @@ pub enum TrainError {
     /// A training input is malformed: which sample or field, and what to do.
     #[error("{0}")]
     Input(String),
+    /// The loss or its gradient is not finite; no step was taken.
+    #[error(
+        "the gradient norm is {grad_norm}; the step was skipped (lower the learning rate or \
+         check the batch for empty masks and extreme log-probs)"
+    )]
+    NonFiniteGradient {
+        /// The norm found.
+        grad_norm: f64,
+    },
     /// A setting cannot be used.
     #[error("config: `{field}`: {problem}")]
     Config {

@@ -11,8 +11,9 @@ use candle_core::{DType, Tensor};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The settings of a GRPO update.
+/// The settings of a GRPO update (missing keys take the defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct GrpoConfig {
     /// β, clip ranges, loss aggregation.
     pub objective: ObjectiveConfig,

@@ -294,8 +294,14 @@ fn find_tensor(saved: &HashMap<String, Tensor>, name: &str, path: &Path) -> Resu
     })
 }
 
-/// `adapter_config.json` as PEFT writes it for a LoRA adapter of a causal LM.
+/// `adapter_config.json` as PEFT writes it for a LoRA adapter of a causal LM (`lora_alpha`
+/// an integer when it is whole, as PEFT types it).
 fn peft_config(config: &LoraConfig, base_model: &str) -> Value {
+    let alpha = if config.alpha.fract() == 0.0 && config.alpha.abs() < 1e15 {
+        json!(config.alpha as i64)
+    } else {
+        json!(config.alpha)
+    };
     json!({
         "alpha_pattern": {},
         "auto_mapping": null,
@@ -306,7 +312,7 @@ fn peft_config(config: &LoraConfig, base_model: &str) -> Value {
         "init_lora_weights": true,
         "layers_pattern": null,
         "layers_to_transform": null,
-        "lora_alpha": config.alpha,
+        "lora_alpha": alpha,
         "lora_dropout": 0.0,
         "modules_to_save": null,
         "peft_type": "LORA",

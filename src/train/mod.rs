@@ -1,14 +1,30 @@
 //! Training: SFT and GRPO steps, optimizer and schedule, LoRA adapters, checkpoints, metrics
 //! rows.
 //!
-//! Per GRPO step the orchestrator builds a [`GrpoBatch`] from the step's trajectories
-//! (`GrpoSample::from_trace` with each sample's group advantage from
-//! `advantage::group_advantages`), calls [`Trainer::grpo_update`] with the reference policy
-//! taken once at the start of the run ([`Trainer::reference_policy`]), turns the
-//! [`GrpoUpdate`] into metrics (`metric_values`, plus its own reward and timing figures) with
-//! [`metrics_row`] and appends them with a [`MetricsWriter`]; every N steps it calls
-//! [`Trainer::save_checkpoint`]. Rollouts use `trainer.model().decoder()`, which sees every
-//! update.
+//! A GRPO run, in outline (the orchestrator's side):
+//!
+//! ```text
+//! let mut trainer = Trainer::new(model, TrainerConfig { lora, schedule, .. })?;
+//! let reference = trainer.reference_policy()?;          // once, before the first update
+//! let mut metrics = MetricsWriter::open(&run_dir.join("metrics.jsonl"))?;
+//! per step: roll out G samples per task with trainer.model().decoder() (it sees every update),
+//!   advantages per group with advantage::group_advantages, then
+//!   let samples = trajectories.map(|t| GrpoSample::from_trace(&t.trace, Advantage::Sample(a)));
+//!   let batch = GrpoBatch::new(&samples, trainer.pad_id(), trainer.model().device())?;
+//!   let update = trainer.grpo_update(&batch, Some(&reference), &grpo_config)?;
+//!   let mut values = update.metric_values();            // + reward, timing, lengths …
+//!   metrics.append(&metrics_row(run, step, values))?;
+//!   every N steps: trainer.save_checkpoint(&checkpoint_dir(&checkpoints, step), &meta)?
+//!     with meta.extra holding the run's own state (its step, task cursor, curriculum);
+//! resume: Trainer::load_checkpoint(&latest_checkpoint(&checkpoints)?.unwrap(), &options)?,
+//!   the reference from the run's starting model (`reference_from_folder`, or
+//!   `reference_policy()` for LoRA, whose base never changes), and
+//!   MetricsWriter::resume(path, the run step saved in state.extra).
+//! ```
+//!
+//! Each GRPO iteration and each SFT step is one optimizer step: a warmup-and-decay schedule
+//! for a GRPO run spans `steps × iterations` optimizer steps. `GrpoConfig::temperature` must
+//! be the temperature the behaviour log-probs were recorded at.
 
 pub mod advantage;
 mod bucket;

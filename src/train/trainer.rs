@@ -10,25 +10,24 @@ use crate::model::{LanguageModel, Qwen};
 use candle_core::Var;
 use candle_core::backprop::GradStore;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
-/// How a trainer optimises; recorded in every checkpoint.
+/// How a trainer optimises; recorded in every checkpoint (missing keys take the defaults).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TrainerConfig {
     /// The base learning rate.
     pub learning_rate: f64,
     /// How the rate changes over optimizer steps.
-    #[serde(default)]
     pub schedule: LrSchedule,
     /// Gradients are scaled to at most this global L2 norm before each step.
     pub max_grad_norm: f64,
     /// AdamW's moments, epsilon and weight decay.
-    #[serde(default)]
     pub adamw: AdamWConfig,
     /// Train LoRA adapters on a frozen base instead of every weight.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lora: Option<LoraConfig>,
     /// Seed of the trainer's random choices (adapter initialisation, SFT batch order).
-    #[serde(default)]
     pub seed: u64,
 }
 
@@ -173,6 +172,15 @@ impl Trainer {
             .collect()
     }
 
+    /// Writes the policy as an ordinary Hugging Face folder: the model as trained, or with
+    /// LoRA adapters merged into the base weights.
+    pub fn save_policy(&self, dir: &Path) -> Result<()> {
+        match &self.lora {
+            Some(adapters) => adapters.save_merged(&self.model, dir),
+            None => Ok(self.model.save(dir)?),
+        }
+    }
+
     /// Gives the model back.
     pub fn into_model(self) -> LanguageModel {
         self.model
@@ -194,10 +202,7 @@ impl Trainer {
         let vars: Vec<&Var> = self.trainable.iter().collect();
         let grad_norm = clip_grad_norm(&mut grads, &vars, self.config.max_grad_norm)?;
         if !grad_norm.is_finite() {
-            return Err(TrainError::Input(format!(
-                "the gradient norm is {grad_norm}; the step was skipped (lower the learning rate \
-                 or check the inputs for empty masks)"
-            )));
+            return Err(TrainError::NonFiniteGradient { grad_norm });
         }
         let learning_rate = self.learning_rate();
         self.optimizer.step(&grads, learning_rate)?;
@@ -213,5 +218,50 @@ impl Trainer {
 
     pub(super) fn optimizer_mut(&mut self) -> &mut AdamW {
         &mut self.optimizer
+    }
+}
+
+/// The trainer can move to the engine's worker thread.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Trainer>();
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_toml_config_with_defaults_filled_in() {
+        let config: TrainerConfig = toml::from_str(
+            r#"
+            learning_rate = 2e-5
+            [schedule]
+            kind = "warmup_linear"
+            warmup_steps = 10
+            total_steps = 100
+            [lora]
+            rank = 8
+            alpha = 16
+            target_modules = ["q_proj", "v_proj"]
+            "#,
+        )
+        .unwrap();
+        assert_eq!(config.max_grad_norm, 1.0);
+        assert_eq!(config.adamw, AdamWConfig::default());
+        assert_eq!(config.schedule.rate(2e-5, 9), 2e-5);
+        let lora = config.lora.as_ref().unwrap();
+        assert_eq!((lora.rank, lora.scale()), (8, 2.0));
+        config.validate().unwrap();
+        let bad = TrainerConfig {
+            max_grad_norm: 0.0,
+            ..config
+        };
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("max_grad_norm")
+        );
     }
 }
