@@ -1,9 +1,11 @@
-//! `rollscope bench …`: measured figures for the store, the model, the TUI and exports.
+//! `rollscope bench …`: measured figures for the store, the model, training, the TUI and
+//! exports.
 
 use super::Cli;
 use super::bench_export::{ExportBenchArgs, bench_export};
 use super::bench_model::{BenchModelArgs, bench_model};
 use super::bench_store::{StoreBenchArgs, bench_store};
+use super::bench_train::{BenchTrainArgs, bench_train};
 use super::bench_tui::{TuiBenchArgs, bench_tui};
 use clap::Subcommand;
 
@@ -20,6 +22,9 @@ pub enum BenchCommand {
     /// Exports of 100k stored trajectories (all, filtered, best of N, with traces): time and
     /// peak memory.
     Export(ExportBenchArgs),
+    /// One GRPO update (reference and policy forward, loss, backward, AdamW) and one SFT
+    /// step through the trainer.
+    Train(BenchTrainArgs),
 }
 
 /// Runs a benchmark.
@@ -29,5 +34,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Model(args) => bench_model(cli, args),
         BenchCommand::Tui(args) => bench_tui(cli, args),
         BenchCommand::Export(args) => bench_export(cli.json, args),
+        BenchCommand::Train(args) => bench_train(cli, args),
     }
 }

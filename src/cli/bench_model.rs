@@ -62,13 +62,13 @@ fn bench_network(args: &BenchModelArgs) -> anyhow::Result<(Qwen, VarMap)> {
 }
 
 /// The median of one figure of the runs.
-fn median(runs: &[Timing], figure: impl Fn(&Timing) -> f64) -> f64 {
+pub(super) fn median(runs: &[Timing], figure: impl Fn(&Timing) -> f64) -> f64 {
     let mut values: Vec<f64> = runs.iter().map(figure).collect();
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
-fn random_tokens(rng: &mut StdRng, count: usize, vocab: usize) -> Vec<u32> {
+pub(super) fn random_tokens(rng: &mut StdRng, count: usize, vocab: usize) -> Vec<u32> {
     (0..count)
         .map(|_| rng.random_range(16..vocab as u32))
         .collect()
@@ -77,9 +77,9 @@ fn random_tokens(rng: &mut StdRng, count: usize, vocab: usize) -> Vec<u32> {
 /// Wall-clock and process CPU seconds of one run. On a shared machine the CPU time of a
 /// single-threaded run is the better estimate of its uncontended wall time.
 #[derive(Clone, Copy, Debug)]
-struct Timing {
-    wall: f64,
-    cpu: f64,
+pub(super) struct Timing {
+    pub(super) wall: f64,
+    pub(super) cpu: f64,
 }
 
 /// CPU seconds used by this process so far.
@@ -98,7 +98,7 @@ fn process_cpu_seconds() -> f64 {
 }
 
 /// Times `work`.
-fn timed(work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<Timing> {
+pub(super) fn timed(work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<Timing> {
     let (wall, cpu) = (Instant::now(), process_cpu_seconds());
     work()?;
     Ok(Timing {

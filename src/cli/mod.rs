@@ -5,6 +5,7 @@ mod bench;
 mod bench_export;
 mod bench_model;
 mod bench_store;
+mod bench_train;
 mod bench_tui;
 mod curate;
 mod curate_stats;
@@ -109,7 +110,8 @@ pub enum Command {
     Generate(model::GenerateArgs),
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
-    /// Measure speed and memory: `bench store`, `bench model`, `bench tui`, `bench export`.
+    /// Measure speed and memory: `bench store`, `bench model`, `bench train`, `bench tui`,
+    /// `bench export`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).

@@ -10,8 +10,9 @@ use super::kv_cache::SequenceKv;
 use super::layers::{
     RmsNorm, accumulation_dtype, apply_rotary, detach_linear, forward_rows, linear,
 };
+use super::linear::Linear;
 use candle_core::{D, Module, Result, Tensor};
-use candle_nn::{Linear, VarBuilder};
+use candle_nn::VarBuilder;
 
 /// Where one sequence's new tokens sit in a packed forward.
 #[derive(Clone, Copy, Debug)]
@@ -161,6 +162,23 @@ impl Attention {
             k_norm: self.k_norm.as_ref().map(RmsNorm::detached),
             ..*self
         }
+    }
+
+    /// A copy whose projections are `map(name, layer)`, named `{prefix}.q_proj` etc.
+    pub fn map_projections(
+        &self,
+        prefix: &str,
+        map: &mut dyn FnMut(&str, &Linear) -> Result<Linear>,
+    ) -> Result<Self> {
+        Ok(Self {
+            q_proj: map(&format!("{prefix}.q_proj"), &self.q_proj)?,
+            k_proj: map(&format!("{prefix}.k_proj"), &self.k_proj)?,
+            v_proj: map(&format!("{prefix}.v_proj"), &self.v_proj)?,
+            o_proj: map(&format!("{prefix}.o_proj"), &self.o_proj)?,
+            q_norm: self.q_norm.clone(),
+            k_norm: self.k_norm.clone(),
+            ..*self
+        })
     }
 }
 

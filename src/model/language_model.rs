@@ -210,6 +210,17 @@ impl LanguageModel {
         }
     }
 
+    /// Replaces the Qwen network by `change(network)`, e.g. to attach LoRA adapters to its
+    /// projections. The parameter map, and so what `save` writes, stays as it was.
+    pub fn replace_qwen(
+        &mut self,
+        change: impl FnOnce(&Qwen) -> candle_core::Result<Qwen>,
+    ) -> Result<()> {
+        let changed = change(self.qwen()?)?;
+        self.network = Network::Qwen(changed);
+        Ok(())
+    }
+
     /// The trainable parameters by safetensors name (empty for inference-only models): hand
     /// `all_vars()` to an optimizer; updates are seen by every decoder of this model.
     pub fn parameters(&self) -> &VarMap {

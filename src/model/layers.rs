@@ -5,8 +5,9 @@
 //! blocks that have an exact fused kernel in candle also have `forward_fast` for inference.
 
 use super::config::ModelConfig;
+use super::linear::Linear;
 use candle_core::{D, DType, Device, Module, Result, Tensor};
-use candle_nn::{Init, Linear, VarBuilder};
+use candle_nn::{Init, VarBuilder};
 
 /// The standard deviation of freshly initialised weights (transformers' `initializer_range`).
 pub const INIT_STD: f64 = 0.02;
@@ -31,7 +32,7 @@ pub fn linear(in_dim: usize, out_dim: usize, bias: bool, vb: VarBuilder<'_>) -> 
 /// because the weight is streamed instead of packed; the result is the same product.
 pub fn forward_rows(layer: &Linear, x: &Tensor) -> Result<Tensor> {
     let rows = x.dim(0)?;
-    if x.rank() != 2 || !(2..=16).contains(&rows) {
+    if layer.adapter().is_some() || x.rank() != 2 || !(2..=16).contains(&rows) {
         return layer.forward(x);
     }
     let product = layer.weight().matmul(&x.t()?)?.t()?.contiguous()?;
@@ -43,7 +44,7 @@ pub fn forward_rows(layer: &Linear, x: &Tensor) -> Result<Tensor> {
 
 /// The same layer with its tensors detached from the autograd graph (sharing storage).
 pub fn detach_linear(layer: &Linear) -> Linear {
-    Linear::new(layer.weight().detach(), layer.bias().map(Tensor::detach))
+    layer.detached()
 }
 
 /// The dtype softmax and normalisation statistics are computed in: at least f32.
@@ -129,6 +130,19 @@ impl Mlp {
             up_proj: detach_linear(&self.up_proj),
             down_proj: detach_linear(&self.down_proj),
         }
+    }
+
+    /// A copy whose projections are `map(name, layer)`, named `{prefix}.gate_proj` etc.
+    pub fn map_projections(
+        &self,
+        prefix: &str,
+        map: &mut dyn FnMut(&str, &Linear) -> Result<Linear>,
+    ) -> Result<Self> {
+        Ok(Self {
+            gate_proj: map(&format!("{prefix}.gate_proj"), &self.gate_proj)?,
+            up_proj: map(&format!("{prefix}.up_proj"), &self.up_proj)?,
+            down_proj: map(&format!("{prefix}.down_proj"), &self.down_proj)?,
+        })
     }
 }
 

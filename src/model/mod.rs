@@ -37,6 +37,7 @@ mod json_fields;
 mod kv_cache;
 mod language_model;
 mod layers;
+mod linear;
 mod llama;
 mod logprobs;
 mod network;
@@ -57,6 +58,7 @@ pub use error::{ModelError, Result};
 pub use generate::{FinishReason, GenerateParams, Generation, StopCondition, generate};
 pub use kv_cache::SequenceKv;
 pub use language_model::{FolderParts, LanguageModel, LoadOptions, read_folder_parts, write_json};
+pub use linear::{Linear, LowRankAdapter};
 pub use llama::{LlamaCache, LlamaNet};
 pub use logprobs::{
     NextTokenStats, entropy, next_token_log_probs, next_token_stats, token_log_probs,

@@ -9,8 +9,9 @@ use super::kv_cache::SequenceKv;
 use super::layers::{
     Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear,
 };
+use super::linear::Linear;
 use candle_core::{DType, Device, Module, Tensor};
-use candle_nn::{Embedding, Linear, VarBuilder};
+use candle_nn::{Embedding, VarBuilder};
 
 /// One decoder layer: pre-norm attention and pre-norm MLP, each with a residual.
 #[derive(Clone, Debug)]
@@ -60,6 +61,21 @@ impl DecoderLayer {
             post_attention_layernorm: self.post_attention_layernorm.detached(),
             mlp: self.mlp.detached(),
         }
+    }
+
+    fn map_projections(
+        &self,
+        prefix: &str,
+        map: &mut dyn FnMut(&str, &Linear) -> candle_core::Result<Linear>,
+    ) -> candle_core::Result<Self> {
+        Ok(Self {
+            input_layernorm: self.input_layernorm.clone(),
+            self_attn: self
+                .self_attn
+                .map_projections(&format!("{prefix}.self_attn"), map)?,
+            post_attention_layernorm: self.post_attention_layernorm.clone(),
+            mlp: self.mlp.map_projections(&format!("{prefix}.mlp"), map)?,
+        })
     }
 }
 
@@ -242,5 +258,24 @@ impl Qwen {
             dtype: self.dtype,
             device: self.device.clone(),
         }
+    }
+
+    /// A copy in which each decoder layer's projection is `map(name, layer)` (how LoRA
+    /// adapters are attached), named like its weight without `.weight`:
+    /// `model.layers.{i}.self_attn.{q,k,v,o}_proj`, `model.layers.{i}.mlp.{gate,up,down}_proj`.
+    pub fn map_projections(
+        &self,
+        map: &mut dyn FnMut(&str, &Linear) -> candle_core::Result<Linear>,
+    ) -> candle_core::Result<Self> {
+        let layers = self
+            .layers
+            .iter()
+            .enumerate()
+            .map(|(index, layer)| layer.map_projections(&format!("model.layers.{index}"), map))
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        Ok(Self {
+            layers,
+            ..self.clone()
+        })
     }
 }

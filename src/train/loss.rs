@@ -21,8 +21,9 @@ pub enum LossAggregation {
     Dapo,
 }
 
-/// The settings of the objective.
+/// The settings of the objective (missing keys take the defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ObjectiveConfig {
     /// KL weight; 0 skips the reference model.
     pub beta: f64,

@@ -1,5 +1,44 @@
 //! Learning-rate schedules.
 
+use serde::{Deserialize, Serialize};
+
+/// How the learning rate changes over a run's optimizer steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LrSchedule {
+    /// The base rate at every step.
+    #[default]
+    Constant,
+    /// Linear warmup, then linear decay to zero at `total_steps` (see [`warmup_linear`]).
+    WarmupLinear {
+        /// Steps of warmup.
+        warmup_steps: u64,
+        /// Steps of the whole run.
+        total_steps: u64,
+    },
+}
+
+impl LrSchedule {
+    /// Warmup over 10% of `total_steps`, then linear decay.
+    pub fn warmup_then_decay(total_steps: u64) -> Self {
+        Self::WarmupLinear {
+            warmup_steps: default_warmup(total_steps),
+            total_steps,
+        }
+    }
+
+    /// The rate of optimizer step `step` (0-based) for base rate `base`.
+    pub fn rate(&self, base: f64, step: u64) -> f64 {
+        match *self {
+            Self::Constant => base,
+            Self::WarmupLinear {
+                warmup_steps,
+                total_steps,
+            } => warmup_linear(base, step, warmup_steps, total_steps),
+        }
+    }
+}
+
 /// Linear warmup over the first `warmup` steps, then linear decay to zero at `total`.
 pub fn warmup_linear(base: f64, step: u64, warmup: u64, total: u64) -> f64 {
     if warmup > 0 && step < warmup {
@@ -30,5 +69,9 @@ mod tests {
         assert!(lr.windows(2).skip(2).all(|w| w[1] < w[0]));
         assert_eq!(warmup_linear(1.0, 10, 2, 10), 0.0);
         assert_eq!(default_warmup(200), 20);
+        let schedule = LrSchedule::warmup_then_decay(10);
+        assert_eq!(schedule.rate(1.0, 0), 1.0);
+        assert_eq!(schedule.rate(1.0, 5), warmup_linear(1.0, 5, 1, 10));
+        assert_eq!(LrSchedule::Constant.rate(0.5, 99), 0.5);
     }
 }

@@ -1,0 +1,117 @@
+//! Length bucketing: batches of similar-length sequences, so little of each padded batch is
+//! padding, in a seeded random order.
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+
+/// How large a batch may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchLimits {
+    /// At most this many sequences.
+    pub max_sequences: usize,
+    /// At most this many token slots, padding included (sequences × longest); a single
+    /// sequence longer than this still gets a batch of its own.
+    pub max_tokens: usize,
+}
+
+/// Batches of indices into `lengths` for one epoch: indices shuffled, stably sorted by
+/// length, cut where a batch would exceed `limits`, and the batches shuffled. The same
+/// `seed` and `epoch` give the same batches.
+pub fn length_batches(
+    lengths: &[usize],
+    limits: BatchLimits,
+    seed: u64,
+    epoch: u64,
+) -> Vec<Vec<usize>> {
+    let mut rng = StdRng::seed_from_u64(seed ^ epoch.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.shuffle(&mut rng);
+    order.sort_by_key(|&index| lengths[index]);
+    let mut batches: Vec<Vec<usize>> = Vec::new();
+    let mut current: Vec<usize> = Vec::new();
+    for index in order {
+        let longest = current
+            .iter()
+            .map(|&i| lengths[i])
+            .max()
+            .unwrap_or(0)
+            .max(lengths[index]);
+        let fits = current.len() < limits.max_sequences.max(1)
+            && (current.len() + 1) * longest <= limits.max_tokens;
+        if !fits && !current.is_empty() {
+            batches.push(std::mem::take(&mut current));
+        }
+        current.push(index);
+    }
+    if !current.is_empty() {
+        batches.push(current);
+    }
+    batches.shuffle(&mut rng);
+    batches
+}
+
+/// The share of token slots that are padding when `lengths` are batched as `batches`.
+pub fn padding_share(lengths: &[usize], batches: &[Vec<usize>]) -> f64 {
+    let (mut real, mut slots) = (0usize, 0usize);
+    for batch in batches {
+        let longest = batch.iter().map(|&i| lengths[i]).max().unwrap_or(0);
+        real += batch.iter().map(|&i| lengths[i]).sum::<usize>();
+        slots += longest * batch.len();
+    }
+    if slots == 0 {
+        0.0
+    } else {
+        1.0 - real as f64 / slots as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_index_once_within_limits_and_little_padding() {
+        let lengths: Vec<usize> = (0..200).map(|i| 20 + (i * 37) % 180).collect();
+        let limits = BatchLimits {
+            max_sequences: 8,
+            max_tokens: 1024,
+        };
+        let batches = length_batches(&lengths, limits, 7, 0);
+        let mut seen: Vec<usize> = batches.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..200).collect::<Vec<_>>());
+        for batch in &batches {
+            let longest = batch.iter().map(|&i| lengths[i]).max().unwrap();
+            assert!(
+                batch.len() <= 8 && batch.len() * longest <= 1024,
+                "{batch:?}"
+            );
+        }
+        let naive: Vec<Vec<usize>> = (0..200)
+            .collect::<Vec<_>>()
+            .chunks(5)
+            .map(<[usize]>::to_vec)
+            .collect();
+        let bucketed = padding_share(&lengths, &batches);
+        assert!(bucketed < 0.05, "{bucketed}");
+        assert!(padding_share(&lengths, &naive) > 0.3);
+        assert_eq!(batches, length_batches(&lengths, limits, 7, 0));
+        assert_ne!(batches, length_batches(&lengths, limits, 7, 1));
+    }
+
+    #[test]
+    fn an_overlong_sequence_gets_its_own_batch() {
+        let batches = length_batches(
+            &[10, 5000, 12],
+            BatchLimits {
+                max_sequences: 4,
+                max_tokens: 100,
+            },
+            0,
+            0,
+        );
+        assert!(batches.contains(&vec![1]));
+        assert_eq!(batches.iter().map(Vec::len).sum::<usize>(), 3);
+    }
+}

@@ -1,0 +1,17 @@
+//! The train module against reference numbers and its own invariants: the GRPO fixture,
+//! SFT that learns, checkpoints that resume exactly, LoRA adapters, metrics files.
+
+#[path = "train/checkpoints.rs"]
+mod checkpoints;
+#[path = "train/common.rs"]
+mod common;
+#[path = "train/grpo.rs"]
+mod grpo;
+#[path = "train/grpo_fixture.rs"]
+mod grpo_fixture;
+#[path = "train/lora.rs"]
+mod lora;
+#[path = "train/metrics.rs"]
+mod metrics;
+#[path = "train/sft.rs"]
+mod sft;
