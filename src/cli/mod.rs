@@ -3,6 +3,7 @@
 mod agent;
 mod bench;
 mod bench_model;
+mod bench_steps;
 mod bench_store;
 mod bench_tui;
 mod data;

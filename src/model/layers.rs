@@ -1,10 +1,12 @@
 //! The building blocks shared by the training and inference paths: linear layers with
 //! Hugging Face initialisation, RMSNorm, the SwiGLU MLP and rotary-embedding tables.
 //!
-//! Every block has a differentiable forward (`forward`) made of ops that carry gradients;
-//! blocks that have an exact fused kernel in candle also have `forward_fast` for inference.
+//! Every block has a differentiable forward (`forward`), which takes the hand-written kernel
+//! where `Kernels` enables it and the plain candle ops otherwise, and an inference forward
+//! (`forward_fast`) on packed rows.
 
 use super::config::ModelConfig;
+use super::kernels::{self, Kernels, MAX_FEW_ROWS, on_host, on_host_f32};
 use candle_core::{D, DType, Device, Module, Result, Tensor};
 use candle_nn::{Init, Linear, VarBuilder};
 
@@ -26,11 +28,31 @@ pub fn linear(in_dim: usize, out_dim: usize, bias: bool, vb: VarBuilder<'_>) -> 
     Ok(Linear::new(weight, bias))
 }
 
-/// Inference forward of a linear layer on `x [rows, in]`. For 2 to 16 rows (batched
-/// decoding) it computes `(W·xᵀ)ᵀ`, which candle's gemm runs about 1.8× faster than `x·Wᵀ`
-/// because the weight is streamed instead of packed; the result is the same product.
-pub fn forward_rows(layer: &Linear, x: &Tensor) -> Result<Tensor> {
+/// Differentiable forward of a linear layer on `x [.., in]`. With `flat_linears` the leading
+/// dimensions are flattened first, so the product is one `[rows, in]·[in, out]` matmul and
+/// the weight's gradient one matmul too (candle's batched form materialises a per-sequence
+/// weight gradient and sums it).
+pub fn project(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+    if !kernels.flat_linears || x.rank() <= 2 {
+        return layer.forward(x);
+    }
+    let mut dims = x.dims().to_vec();
+    let width = dims.pop().unwrap_or(1);
+    let rows: usize = dims.iter().product();
+    let out = layer.forward(&x.reshape((rows, width))?)?;
+    dims.push(out.dim(1)?);
+    out.reshape(dims)
+}
+
+/// Inference forward of a linear layer on `x [rows, in]`. With the `decode` kernels and up to
+/// 16 f32 rows on the CPU it runs the few-rows kernel, which streams each weight row once.
+/// Otherwise, for 2 to 16 rows it computes `(W·xᵀ)ᵀ`, which candle's gemm runs about 1.8×
+/// faster than `x·Wᵀ` because the weight is streamed instead of packed.
+pub fn forward_rows(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
     let rows = x.dim(0)?;
+    if kernels.decode && x.rank() == 2 && rows <= MAX_FEW_ROWS && on_host_f32(x) {
+        return kernels::few_rows_linear(x, layer.weight(), layer.bias(), kernels.isa);
+    }
     if x.rank() != 2 || !(2..=16).contains(&rows) {
         return layer.forward(x);
     }
@@ -69,7 +91,10 @@ impl RmsNorm {
     }
 
     /// Differentiable: `x / sqrt(mean(x²) + eps) * weight`, statistics in at least f32.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+    pub fn forward(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+        if kernels.norm && on_host(x) {
+            return kernels::rms_norm(x, &self.weight, self.eps, kernels.isa);
+        }
         let dtype = x.dtype();
         let wide = x.to_dtype(accumulation_dtype(dtype))?;
         let mean_square = wide.sqr()?.mean_keepdim(D::Minus1)?;
@@ -111,15 +136,34 @@ impl Mlp {
     }
 
     /// Differentiable forward.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let gated = (self.gate_proj.forward(x)?.silu()? * self.up_proj.forward(x)?)?;
-        self.down_proj.forward(&gated)
+    pub fn forward(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+        let unbiased = self.gate_proj.bias().is_none() && self.up_proj.bias().is_none();
+        if kernels.mlp && unbiased && on_host(x) {
+            let (gate, up) = (self.gate_proj.weight(), self.up_proj.weight());
+            let gated = kernels::gated_projection(x, gate, up, kernels.isa)?;
+            return project(&self.down_proj, &gated, kernels);
+        }
+        let gate = project(&self.gate_proj, x, kernels)?;
+        let up = project(&self.up_proj, x, kernels)?;
+        let gated = if kernels.swiglu && on_host(&gate) {
+            kernels::swiglu(&gate, &up, kernels.isa)?
+        } else {
+            (gate.silu()? * up)?
+        };
+        project(&self.down_proj, &gated, kernels)
     }
 
     /// Inference forward on packed rows `[rows, hidden]` (see `forward_rows`).
-    pub fn forward_fast(&self, x: &Tensor) -> Result<Tensor> {
-        let gated = (forward_rows(&self.gate_proj, x)?.silu()? * forward_rows(&self.up_proj, x)?)?;
-        forward_rows(&self.down_proj, &gated)
+    pub fn forward_fast(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+        let few_rows = x.rank() == 2 && x.dim(0)? <= MAX_FEW_ROWS && on_host_f32(x);
+        let gated = if kernels.decode && few_rows {
+            let (gate, up) = (self.gate_proj.weight(), self.up_proj.weight());
+            kernels::few_rows_swiglu(x, gate, up, kernels.isa)?
+        } else {
+            let gate = forward_rows(&self.gate_proj, x, kernels)?;
+            (gate.silu()? * forward_rows(&self.up_proj, x, kernels)?)?
+        };
+        forward_rows(&self.down_proj, &gated, kernels)
     }
 
     /// A copy detached from the autograd graph.

@@ -8,6 +8,7 @@
 
 use super::batch::TokenBatch;
 use super::error::Result;
+use super::kernels::{self, Kernels, on_host};
 use super::layers::accumulation_dtype;
 use super::qwen::Qwen;
 use candle_core::{D, Tensor};
@@ -31,6 +32,29 @@ fn log_sum_exp(x: &Tensor) -> Result<Tensor> {
 /// `log softmax(logits / T)[target]` for every position: logits `[.., V]`, targets `[..]`
 /// (u32) → `[..]` in at least f32. Differentiable in `logits`.
 pub fn token_log_probs(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<Tensor> {
+    log_probs_with(logits, targets, temperature, &Kernels::default())
+}
+
+/// The entropy of `softmax(logits / T)` at every position: `[.., V]` → `[..]`.
+/// Differentiable in `logits`.
+pub fn entropy(logits: &Tensor, temperature: f64) -> Result<Tensor> {
+    entropy_with(logits, temperature, &Kernels::default())
+}
+
+fn log_probs_with(
+    logits: &Tensor,
+    targets: &Tensor,
+    temperature: f64,
+    kernels: &Kernels,
+) -> Result<Tensor> {
+    if kernels.log_probs && on_host(logits) {
+        return Ok(kernels::fused_token_log_probs(
+            logits,
+            targets,
+            temperature,
+            kernels.isa,
+        )?);
+    }
     let x = scaled(logits, temperature)?.contiguous()?;
     let picked = x.gather(&targets.unsqueeze(D::Minus1)?.contiguous()?, D::Minus1)?;
     Ok(picked
@@ -38,9 +62,10 @@ pub fn token_log_probs(logits: &Tensor, targets: &Tensor, temperature: f64) -> R
         .squeeze(D::Minus1)?)
 }
 
-/// The entropy of `softmax(logits / T)` at every position: `[.., V]` → `[..]`.
-/// Differentiable in `logits`.
-pub fn entropy(logits: &Tensor, temperature: f64) -> Result<Tensor> {
+fn entropy_with(logits: &Tensor, temperature: f64, kernels: &Kernels) -> Result<Tensor> {
+    if kernels.log_probs && on_host(logits) {
+        return Ok(kernels::fused_entropy(logits, temperature, kernels.isa)?);
+    }
     let x = scaled(logits, temperature)?;
     let lse = log_sum_exp(&x)?;
     let probs = x.broadcast_sub(&lse)?.exp()?;
@@ -62,7 +87,7 @@ pub struct NextTokenStats {
 /// Next-token log-probs `[B, T-1]` of a batch under `model` at temperature `T`.
 pub fn next_token_log_probs(model: &Qwen, batch: &TokenBatch, temperature: f64) -> Result<Tensor> {
     let (logits, targets) = shifted(model, batch)?;
-    token_log_probs(&logits, &targets, temperature)
+    log_probs_with(&logits, &targets, temperature, model.kernels())
 }
 
 /// Next-token log-probs and entropies of a batch, from one forward.
@@ -73,8 +98,8 @@ pub fn next_token_stats(
 ) -> Result<NextTokenStats> {
     let (logits, targets) = shifted(model, batch)?;
     Ok(NextTokenStats {
-        log_probs: token_log_probs(&logits, &targets, temperature)?,
-        entropy: entropy(&logits, temperature)?,
+        log_probs: log_probs_with(&logits, &targets, temperature, model.kernels())?,
+        entropy: entropy_with(&logits, temperature, model.kernels())?,
     })
 }
 
@@ -85,7 +110,7 @@ fn shifted(model: &Qwen, batch: &TokenBatch) -> Result<(Tensor, Tensor)> {
             "next-token log-probs need sequences of at least 2 tokens".into(),
         ));
     }
-    let logits = model.forward(batch)?.narrow(1, 0, len - 1)?;
+    let logits = model.forward_first(batch, len - 1)?;
     let targets = batch.ids.narrow(1, 1, len - 1)?;
     Ok((logits, targets))
 }
