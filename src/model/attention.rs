@@ -8,7 +8,8 @@
 
 use super::config::ModelConfig;
 use super::kernels::{
-    self, AttentionGeometry, DecodeRows, Kernels, PackedSequence, host_slice, on_host_f32,
+    self, AttentionGeometry, DecodeRows, Kernels, PackedSequence, RotaryTables, host_slice,
+    on_host_f32, reshaped,
 };
 use super::kv_cache::SequenceKv;
 use super::layers::{
@@ -18,7 +19,17 @@ use candle_core::{D, Result, Tensor};
 use candle_nn::{Linear, VarBuilder};
 
 /// What attention over a padded batch needs besides the hidden states.
-pub enum BatchAttention<'a> {
+pub struct BatchAttention<'a> {
+    /// Sequences `B` in the batch.
+    pub batch: usize,
+    /// Their padded length `T`.
+    pub len: usize,
+    /// Rotary tables and mask, in the form the chosen path takes.
+    pub masking: Masking<'a>,
+}
+
+/// Rotary tables and mask of a padded batch.
+pub enum Masking<'a> {
     /// Plain candle ops: full-width rotary tables `[B, 1, T, d]` and the additive bias
     /// `[B, 1, 1, T, T]`.
     Plain {
@@ -100,14 +111,15 @@ impl Attention {
         }
     }
 
-    /// Differentiable attention over a padded batch `x [B, T, hidden]`.
+    /// Differentiable attention over a padded batch, `x` as `[B, T, hidden]` or as rows
+    /// `[B·T, hidden]`; the output has the same layout.
     pub fn forward(
         &self,
         x: &Tensor,
         inputs: &BatchAttention<'_>,
         kernels: &Kernels,
     ) -> Result<Tensor> {
-        let (b, t, _) = x.dims3()?;
+        let (b, t) = (inputs.batch, inputs.len);
         let (d, kv) = (self.head_dim, self.kv_heads);
         let mut q = project(&self.q_proj, x, kernels)?;
         let mut k = project(&self.k_proj, x, kernels)?;
@@ -116,44 +128,48 @@ impl Attention {
             q = q_norm.forward(&q.reshape((b, t, self.heads, d))?, kernels)?;
             k = k_norm.forward(&k.reshape((b, t, kv, d))?, kernels)?;
         }
-        let out = match inputs {
-            BatchAttention::Fused {
+        let out = match &inputs.masking {
+            Masking::Fused {
                 cos_half,
                 sin_half,
                 mask,
             } => {
-                let q = q.reshape((b, t, self.heads * d))?;
-                let k = k.reshape((b, t, kv * d))?;
-                kernels::rotary_attention(
-                    &q,
-                    &k,
-                    &v,
-                    cos_half,
-                    sin_half,
+                let q = reshaped(&q, &[b * t, self.heads * d])?;
+                let k = reshaped(&k, &[b * t, kv * d])?;
+                let v = reshaped(&v, &[b * t, kv * d])?;
+                let tables = RotaryTables {
+                    cos: cos_half,
+                    sin: sin_half,
                     mask,
-                    self.geometry(),
-                    kernels.isa,
-                )?
+                    batch: b,
+                    len: t,
+                };
+                kernels::rotary_attention(&q, &k, &v, &tables, self.geometry(), kernels.isa)?
             }
-            BatchAttention::Plain { cos, sin, bias } => {
-                self.plain_core(&q, &k, &v, cos, sin, bias)?
+            Masking::Plain { cos, sin, bias } => {
+                self.plain_core(&q, &k, &v, (b, t), cos, sin, bias)?
             }
         };
-        project(&self.o_proj, &out, kernels)
+        let mut dims = x.dims().to_vec();
+        if let Some(last) = dims.last_mut() {
+            *last = self.heads * d;
+        }
+        project(&self.o_proj, &reshaped(&out, &dims)?, kernels)
     }
 
     /// Rotary embedding, scores, softmax and the weighted sum from plain candle ops:
-    /// projections `[B, T, ..]` in, `[B, T, heads·d]` out.
+    /// projections of a `B × T` batch in, `[B, T, heads·d]` out.
+    #[allow(clippy::too_many_arguments)]
     fn plain_core(
         &self,
         q: &Tensor,
         k: &Tensor,
         v: &Tensor,
+        (b, t): (usize, usize),
         cos: &Tensor,
         sin: &Tensor,
         bias: &Tensor,
     ) -> Result<Tensor> {
-        let (b, t) = (q.dim(0)?, q.dim(1)?);
         let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
         let q = q.reshape((b, t, self.heads, d))?;
         let k = k.reshape((b, t, kv, d))?;

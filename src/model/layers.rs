@@ -6,7 +6,7 @@
 //! (`forward_fast`) on packed rows.
 
 use super::config::ModelConfig;
-use super::kernels::{self, Kernels, MAX_FEW_ROWS, on_host, on_host_f32};
+use super::kernels::{self, Kernels, MAX_FEW_ROWS, on_host, on_host_f32, reshaped};
 use candle_core::{D, DType, Device, Module, Result, Tensor};
 use candle_nn::{Init, Linear, VarBuilder};
 
@@ -28,20 +28,28 @@ pub fn linear(in_dim: usize, out_dim: usize, bias: bool, vb: VarBuilder<'_>) -> 
     Ok(Linear::new(weight, bias))
 }
 
-/// Differentiable forward of a linear layer on `x [.., in]`. With `flat_linears` the leading
-/// dimensions are flattened first, so the product is one `[rows, in]·[in, out]` matmul and
-/// the weight's gradient one matmul too (candle's batched form materialises a per-sequence
-/// weight gradient and sums it).
+/// Differentiable forward of a linear layer on `x [.., in]`. With `flat_linears` the product
+/// runs on rows `[N, in]` (the leading dimensions flattened when there are any), through the
+/// linear kernel on the CPU.
 pub fn project(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
-    if !kernels.flat_linears || x.rank() <= 2 {
+    if !kernels.flat_linears {
         return layer.forward(x);
     }
     let mut dims = x.dims().to_vec();
     let width = dims.pop().unwrap_or(1);
     let rows: usize = dims.iter().product();
-    let out = layer.forward(&x.reshape((rows, width))?)?;
+    let flat = reshaped(x, &[rows, width])?;
+    let product = if on_host(&flat) {
+        kernels::linear_rows(&flat, layer.weight())?
+    } else {
+        flat.matmul(&layer.weight().t()?)?
+    };
+    let out = match layer.bias() {
+        Some(bias) => product.broadcast_add(bias)?,
+        None => product,
+    };
     dims.push(out.dim(1)?);
-    out.reshape(dims)
+    reshaped(&out, &dims)
 }
 
 /// Inference forward of a linear layer on `x [rows, in]`. With the `decode` kernels and up to

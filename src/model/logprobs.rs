@@ -8,7 +8,7 @@
 
 use super::batch::TokenBatch;
 use super::error::Result;
-use super::kernels::{self, Kernels, on_host};
+use super::kernels::{self, Kernels, on_host, reshaped};
 use super::layers::accumulation_dtype;
 use super::qwen::Qwen;
 use candle_core::{D, Tensor};
@@ -87,7 +87,8 @@ pub struct NextTokenStats {
 /// Next-token log-probs `[B, T-1]` of a batch under `model` at temperature `T`.
 pub fn next_token_log_probs(model: &Qwen, batch: &TokenBatch, temperature: f64) -> Result<Tensor> {
     let (logits, targets) = shifted(model, batch)?;
-    log_probs_with(&logits, &targets, temperature, model.kernels())
+    let log_probs = log_probs_with(&logits, &targets, temperature, model.kernels())?;
+    per_sequence(&log_probs, batch)
 }
 
 /// Next-token log-probs and entropies of a batch, from one forward.
@@ -97,12 +98,16 @@ pub fn next_token_stats(
     temperature: f64,
 ) -> Result<NextTokenStats> {
     let (logits, targets) = shifted(model, batch)?;
+    let log_probs = log_probs_with(&logits, &targets, temperature, model.kernels())?;
+    let entropy = entropy_with(&logits, temperature, model.kernels())?;
     Ok(NextTokenStats {
-        log_probs: log_probs_with(&logits, &targets, temperature, model.kernels())?,
-        entropy: entropy_with(&logits, temperature, model.kernels())?,
+        log_probs: per_sequence(&log_probs, batch)?,
+        entropy: per_sequence(&entropy, batch)?,
     })
 }
 
+/// Logits of every position but the last and the tokens that follow them, both as rows or
+/// both per sequence (see `Qwen::logit_rows`).
 fn shifted(model: &Qwen, batch: &TokenBatch) -> Result<(Tensor, Tensor)> {
     let len = batch.seq_len();
     if len < 2 {
@@ -110,7 +115,20 @@ fn shifted(model: &Qwen, batch: &TokenBatch) -> Result<(Tensor, Tensor)> {
             "next-token log-probs need sequences of at least 2 tokens".into(),
         ));
     }
-    let logits = model.forward_first(batch, len - 1)?;
+    let logits = model.logit_rows(batch, len - 1)?;
     let targets = batch.ids.narrow(1, 1, len - 1)?;
+    let targets = if logits.rank() == 2 {
+        targets.flatten_all()?
+    } else {
+        targets
+    };
     Ok((logits, targets))
+}
+
+/// Per-position figures shaped `[B, T-1]`.
+fn per_sequence(values: &Tensor, batch: &TokenBatch) -> Result<Tensor> {
+    Ok(reshaped(
+        values,
+        &[batch.batch_size(), batch.seq_len() - 1],
+    )?)
 }

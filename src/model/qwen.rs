@@ -1,11 +1,11 @@
 //! Qwen2 and Qwen3 decoder-only transformers, with parameter names as in the Hugging Face
 //! safetensors (`model.layers.{i}.self_attn.q_proj.weight`, ...).
 
-use super::attention::{Attention, BatchAttention, PackedRows};
+use super::attention::{Attention, BatchAttention, Masking, PackedRows};
 use super::batch::TokenBatch;
 use super::config::ModelConfig;
 use super::error::{ModelError, Result};
-use super::kernels::{Kernels, on_host};
+use super::kernels::{Kernels, on_host, reshaped};
 use super::kv_cache::SequenceKv;
 use super::layers::{
     Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear, project,
@@ -157,8 +157,17 @@ impl Qwen {
     }
 
     /// Logits `[B, count, vocab]` of the first `count` positions of a padded batch (all of
-    /// them attend as in `forward`): the next-token log-probs need all but the last.
+    /// them attend as in `forward`).
     pub fn forward_first(&self, batch: &TokenBatch, count: usize) -> Result<Tensor> {
+        let logits = self.logit_rows(batch, count)?;
+        let dims = [batch.batch_size(), count, self.config.vocab_size];
+        Ok(reshaped(&logits, &dims)?)
+    }
+
+    /// Logits of the first `count` positions of each sequence (the next-token log-probs
+    /// need all but the last): rows `[B·count, vocab]` when the residual stream runs on rows
+    /// (`Kernels::flat_linears`), `[B, count, vocab]` otherwise.
+    pub(crate) fn logit_rows(&self, batch: &TokenBatch, count: usize) -> Result<Tensor> {
         let limit = self.config.max_position_embeddings;
         if batch.context_needed() > limit {
             return Err(ModelError::ContextFull {
@@ -167,27 +176,45 @@ impl Qwen {
             });
         }
         let kernels = &self.kernels;
-        let mut x = self.embed_tokens.forward(&batch.ids)?;
-        let attention = if kernels.attention && on_host(&x) {
+        let (b, t, hidden) = (batch.batch_size(), batch.seq_len(), self.config.hidden_size);
+        let rows = kernels.flat_linears;
+        let ids = if rows {
+            batch.ids.flatten_all()?
+        } else {
+            batch.ids.clone()
+        };
+        let mut x = self.embed_tokens.forward(&ids)?;
+        let masking = if kernels.attention && on_host(&x) {
             let (cos_half, sin_half) = self.rotary.half_width(&batch.positions.flatten_all()?)?;
-            BatchAttention::Fused {
+            Masking::Fused {
                 cos_half,
                 sin_half,
                 mask: &batch.mask,
             }
         } else {
             let (cos, sin) = self.rotary.full_width(&batch.positions)?;
-            BatchAttention::Plain {
+            Masking::Plain {
                 cos: cos.unsqueeze(1)?,
                 sin: sin.unsqueeze(1)?,
                 bias: batch.attention_bias(accumulation_dtype(self.dtype), &self.device)?,
             }
         };
+        let attention = BatchAttention {
+            batch: b,
+            len: t,
+            masking,
+        };
         for layer in &self.layers {
             x = layer.forward(&x, &attention, kernels)?;
         }
-        if count < batch.seq_len() {
-            x = x.narrow(1, 0, count)?;
+        if count < t {
+            x = if rows {
+                x.reshape((b, t, hidden))?
+                    .narrow(1, 0, count)?
+                    .reshape((b * count, hidden))?
+            } else {
+                x.narrow(1, 0, count)?
+            };
         }
         let normed = self.norm.forward(&x, kernels)?;
         Ok(project(&self.lm_head, &normed, kernels)?)

@@ -32,53 +32,57 @@ impl AttentionGeometry {
     }
 }
 
-/// Attention of a padded batch: `q [B, T, heads·d]`, `k` and `v [B, T, kv_heads·d]` (the
-/// projections' rows, before the rotary embedding), `cos`/`sin [B·T, d/2]` at each token's
-/// position, `mask` B×T (1 = real token). Returns `[B, T, heads·d]`; differentiable in q, k, v.
-#[allow(clippy::too_many_arguments)]
+/// The rotary tables and mask of a padded batch of `batch × len` tokens.
+pub struct RotaryTables<'a> {
+    /// Half-width cosines at each token's position, `[B·T, d/2]`.
+    pub cos: &'a Tensor,
+    /// Half-width sines at each token's position, `[B·T, d/2]`.
+    pub sin: &'a Tensor,
+    /// 1 on real tokens, 0 on padding, B×T.
+    pub mask: &'a [u8],
+    /// Sequences `B`.
+    pub batch: usize,
+    /// Padded length `T`.
+    pub len: usize,
+}
+
+/// Attention of a padded batch: `q` with `B·T` rows of `heads·d`, `k` and `v` with rows of
+/// `kv_heads·d` (the projections, before the rotary embedding; any leading shape). Returns
+/// the output rows in `q`'s shape; differentiable in q, k, v.
 pub fn rotary_attention(
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
-    cos: &Tensor,
-    sin: &Tensor,
-    mask: &[u8],
+    tables: &RotaryTables<'_>,
     geometry: AttentionGeometry,
     isa: Isa,
 ) -> Result<Tensor> {
-    let (batch, len, width) = q.dims3()?;
+    let (batch, len) = (tables.batch, tables.len);
+    let tokens = batch * len;
     let kv_width = geometry.kv_heads * geometry.head_dim;
     let valid = geometry.kv_heads > 0
         && geometry.heads % geometry.kv_heads == 0
         && geometry.head_dim % 2 == 0
-        && width == geometry.heads * geometry.head_dim
-        && k.dims3()? == (batch, len, kv_width)
-        && v.dims3()? == (batch, len, kv_width)
-        && mask.len() == batch * len
-        && cos.elem_count() == batch * len * geometry.head_dim / 2
-        && sin.elem_count() == cos.elem_count();
+        && q.elem_count() == tokens * geometry.heads * geometry.head_dim
+        && k.elem_count() == tokens * kv_width
+        && v.elem_count() == tokens * kv_width
+        && tables.mask.len() == tokens
+        && tables.cos.elem_count() == tokens * geometry.head_dim / 2
+        && tables.sin.elem_count() == tables.cos.elem_count();
     if !valid {
         candle_core::bail!(
-            "rotary attention: q {:?}, k {:?}, v {:?}, cos {:?} and a mask of {} do not fit {geometry:?}",
+            "rotary attention: q {:?}, k {:?}, v {:?}, cos {:?} and a mask of {} do not fit {batch}×{len} tokens of {geometry:?}",
             q.shape(),
             k.shape(),
             v.shape(),
-            cos.shape(),
-            mask.len()
+            tables.cos.shape(),
+            tables.mask.len()
         );
     }
     let (q, k, v) = (q.contiguous()?, k.contiguous()?, v.contiguous()?);
     match q.dtype() {
-        DType::F32 => q.apply_op3(
-            &k,
-            &v,
-            RotaryAttention::<f32>::new(cos, sin, mask, geometry, batch, len, isa)?,
-        ),
-        DType::F64 => q.apply_op3(
-            &k,
-            &v,
-            RotaryAttention::<f64>::new(cos, sin, mask, geometry, batch, len, isa)?,
-        ),
+        DType::F32 => q.apply_op3(&k, &v, RotaryAttention::<f32>::new(tables, geometry, isa)?),
+        DType::F64 => q.apply_op3(&k, &v, RotaryAttention::<f64>::new(tables, geometry, isa)?),
         dtype => candle_core::bail!("rotary attention: no kernel for {dtype:?}"),
     }
 }
@@ -126,24 +130,15 @@ fn rotate_back<F: KernelFloat>(grad: &[F], cos: &[F], sin: &[F], factor: F, out:
 }
 
 impl<F: KernelFloat> RotaryAttention<F> {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        cos: &Tensor,
-        sin: &Tensor,
-        mask: &[u8],
-        geometry: AttentionGeometry,
-        batch: usize,
-        len: usize,
-        isa: Isa,
-    ) -> Result<Self> {
+    fn new(tables: &RotaryTables<'_>, geometry: AttentionGeometry, isa: Isa) -> Result<Self> {
         Ok(Self {
             geometry,
-            batch,
-            len,
+            batch: tables.batch,
+            len: tables.len,
             isa,
-            cos: host_slice(&cos.to_dtype(F::DTYPE)?)?,
-            sin: host_slice(&sin.to_dtype(F::DTYPE)?)?,
-            mask: mask.to_vec(),
+            cos: host_slice(&tables.cos.to_dtype(F::DTYPE)?)?,
+            sin: host_slice(&tables.sin.to_dtype(F::DTYPE)?)?,
+            mask: tables.mask.to_vec(),
             saved: Mutex::new(Vec::new()),
         })
     }
@@ -385,7 +380,7 @@ impl<F: KernelFloat> CustomOp3 for RotaryAttention<F> {
 
     fn bwd(
         &self,
-        _: &Tensor,
+        q: &Tensor,
         k: &Tensor,
         v: &Tensor,
         _: &Tensor,
@@ -411,10 +406,8 @@ impl<F: KernelFloat> CustomOp3 for RotaryAttention<F> {
         let d_q = self.scatter(&pick(0), self.geometry.group());
         let d_k = self.scatter(&pick(1), 1);
         let d_v = self.scatter(&pick(2), 1);
-        let (batch, len) = (self.batch, self.len);
-        let q_width = self.geometry.heads * self.geometry.head_dim;
         Ok((
-            Some(Tensor::from_vec(d_q, (batch, len, q_width), k.device())?),
+            Some(Tensor::from_vec(d_q, q.shape(), q.device())?),
             Some(Tensor::from_vec(d_k, k.shape(), k.device())?),
             Some(Tensor::from_vec(d_v, v.shape(), v.device())?),
         ))

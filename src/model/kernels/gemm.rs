@@ -119,13 +119,63 @@ pub fn matmul_parallel<F: KernelFloat>(
     rhs: MatRef<'_, F>,
     accumulate: bool,
 ) {
+    product(dst, lhs, rhs, accumulate, pool());
+}
+
+/// The thread pool as gemm takes it.
+fn pool() -> gemm::Parallelism {
     let threads = rayon::current_num_threads();
-    let parallelism = if threads > 1 {
+    if threads > 1 {
         gemm::Parallelism::Rayon(threads)
     } else {
         gemm::Parallelism::None
-    };
-    product(dst, lhs, rhs, accumulate, parallelism);
+    }
+}
+
+/// `lhs·rhs` as a new row-major matrix, spread over the thread pool. gemm writes each element
+/// of the fresh buffer once; it is never zeroed first (a large product's zeroing costs a
+/// pass over memory as long as the product's own output).
+pub fn new_product<F: KernelFloat>(lhs: MatRef<'_, F>, rhs: MatRef<'_, F>) -> Vec<F> {
+    assert_eq!(
+        lhs.cols, rhs.rows,
+        "matmul shapes: {}×{} · {}×{}",
+        lhs.rows, lhs.cols, rhs.rows, rhs.cols
+    );
+    let (rows, cols, depth) = (lhs.rows, rhs.cols, lhs.cols);
+    if rows == 0 || cols == 0 || depth == 0 {
+        return vec![F::zero(); rows * cols];
+    }
+    let stride = |value: usize| value as isize;
+    let mut out: Vec<F> = Vec::with_capacity(rows * cols);
+    // SAFETY: the views were checked against their slices when built and the shapes agree;
+    // the destination is the fresh `rows × cols` row-major allocation. With `read_dst` false
+    // gemm reads no destination element and writes every one (depth > 0), so all elements
+    // are initialised when the length is set.
+    unsafe {
+        gemm::gemm(
+            rows,
+            cols,
+            depth,
+            out.as_mut_ptr(),
+            1,
+            stride(cols),
+            false,
+            lhs.data.as_ptr(),
+            stride(lhs.col_stride),
+            stride(lhs.row_stride),
+            rhs.data.as_ptr(),
+            stride(rhs.col_stride),
+            stride(rhs.row_stride),
+            F::one(),
+            F::one(),
+            false,
+            false,
+            false,
+            pool(),
+        );
+        out.set_len(rows * cols);
+    }
+    out
 }
 
 fn product<F: KernelFloat>(

@@ -4,8 +4,8 @@
 //! would cost a zeroed buffer and an addition).
 
 use super::float::KernelFloat;
-use super::gemm::{MatMut, MatRef, matmul_parallel};
-use super::{Isa, host_slice, host_view};
+use super::gemm::{MatMut, MatRef, matmul_parallel, new_product};
+use super::{Isa, host_slice, host_view, reshaped};
 use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -27,7 +27,7 @@ pub fn gated_projection(x: &Tensor, gate: &Tensor, up: &Tensor, isa: Isa) -> Res
     }
     let mut dims = x.dims().to_vec();
     let rows = x.elem_count() / hidden.max(1);
-    let flat = x.contiguous()?.reshape((rows, hidden))?;
+    let flat = reshaped(&x.contiguous()?, &[rows, hidden])?;
     let (gate, up) = (gate.contiguous()?, up.contiguous()?);
     let out = match x.dtype() {
         DType::F32 => flat.apply_op3(&gate, &up, GatedProjection::<f32>::new(isa))?,
@@ -37,7 +37,7 @@ pub fn gated_projection(x: &Tensor, gate: &Tensor, up: &Tensor, isa: Isa) -> Res
     if let Some(last) = dims.last_mut() {
         *last = inner;
     }
-    out.reshape(dims)
+    reshaped(&out, &dims)
 }
 
 /// The forward keeps both projections `[rows, inner]` for the backward.
@@ -88,20 +88,8 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
             contiguous::<F>(up, up_layout)?,
         );
         let input = MatRef::rows(x, rows, hidden);
-        let mut gate = vec![F::zero(); rows * inner];
-        let mut up = vec![F::zero(); rows * inner];
-        matmul_parallel(
-            MatMut::rows(&mut gate, rows, inner),
-            input,
-            MatRef::rows(gate_w, inner, hidden).t(),
-            false,
-        );
-        matmul_parallel(
-            MatMut::rows(&mut up, rows, inner),
-            input,
-            MatRef::rows(up_w, inner, hidden).t(),
-            false,
-        );
+        let gate = new_product(input, MatRef::rows(gate_w, inner, hidden).t());
+        let up = new_product(input, MatRef::rows(up_w, inner, hidden).t());
         let mut out = vec![F::zero(); rows * inner];
         out.par_chunks_mut(CHUNK)
             .zip(gate.par_chunks(CHUNK).zip(up.par_chunks(CHUNK)))
@@ -149,37 +137,28 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
             MatRef::rows(&d_up, rows, inner),
         );
         let input = MatRef::rows(x_values, rows, hidden);
-        let mut dx = vec![F::zero(); rows * hidden];
-        matmul_parallel(
-            MatMut::rows(&mut dx, rows, hidden),
-            d_gate,
-            MatRef::rows(gate_values, inner, hidden),
-            false,
-        );
+        let mut dx = new_product(d_gate, MatRef::rows(gate_values, inner, hidden));
         matmul_parallel(
             MatMut::rows(&mut dx, rows, hidden),
             d_up,
             MatRef::rows(up_values, inner, hidden),
             true,
         );
-        let mut d_gate_w = vec![F::zero(); inner * hidden];
-        let mut d_up_w = vec![F::zero(); inner * hidden];
-        matmul_parallel(
-            MatMut::rows(&mut d_gate_w, inner, hidden),
-            d_gate.t(),
-            input,
-            false,
-        );
-        matmul_parallel(
-            MatMut::rows(&mut d_up_w, inner, hidden),
-            d_up.t(),
-            input,
-            false,
-        );
+        let weight_grad = |weight: &Tensor, d_out: MatRef<'_, F>| -> Result<Option<Tensor>> {
+            if !weight.track_op() {
+                return Ok(None);
+            }
+            let grad = new_product(d_out.t(), input);
+            Ok(Some(Tensor::from_vec(
+                grad,
+                (inner, hidden),
+                weight.device(),
+            )?))
+        };
         Ok((
             Some(Tensor::from_vec(dx, (rows, hidden), x.device())?),
-            Some(Tensor::from_vec(d_gate_w, (inner, hidden), x.device())?),
-            Some(Tensor::from_vec(d_up_w, (inner, hidden), x.device())?),
+            weight_grad(gate_w, d_gate)?,
+            weight_grad(up_w, d_up)?,
         ))
     }
 }

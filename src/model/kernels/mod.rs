@@ -14,6 +14,7 @@ mod attention;
 mod decode_attention;
 mod float;
 mod gemm;
+mod linear;
 mod log_probs;
 mod mlp;
 mod norm;
@@ -22,8 +23,9 @@ mod small_matmul;
 mod swiglu;
 
 pub use allocator::keep_freed_memory;
-pub use attention::{AttentionGeometry, rotary_attention};
+pub use attention::{AttentionGeometry, RotaryTables, rotary_attention};
 pub use decode_attention::{DecodeRows, HostKv, PackedSequence, attend_packed};
+pub use linear::linear_rows;
 pub use log_probs::{fused_entropy, fused_token_log_probs};
 pub use mlp::gated_projection;
 pub use norm::rms_norm;
@@ -55,8 +57,9 @@ impl Isa {
 /// Which fused kernels a model uses; each off means the plain candle ops for that block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kernels {
-    /// Linear layers on `[rows, in]` matrices, so a weight's gradient is one matmul instead
-    /// of a batch of per-sequence products summed afterwards.
+    /// The residual stream as rows `[B·T, hidden]` and linear layers as one op on them, so a
+    /// weight's gradient is one product in its own layout (candle's batched, transposed form
+    /// sums per-sequence products and adds the gradient through a transpose).
     pub flat_linears: bool,
     /// RMSNorm forward and backward, one pass each.
     pub norm: bool,
@@ -134,6 +137,16 @@ impl Kernels {
         };
         *switch = false;
         Some(self)
+    }
+}
+
+/// `tensor` with the given dimensions; itself (no graph node, so no extra gradient
+/// accumulation in the backward) when it already has them.
+pub fn reshaped(tensor: &Tensor, dims: &[usize]) -> Result<Tensor> {
+    if tensor.dims() == dims {
+        Ok(tensor.clone())
+    } else {
+        tensor.reshape(dims)
     }
 }
 
