@@ -1,5 +1,6 @@
 //! The model module against reference numbers and its own invariants: fixture matches,
-//! gradients, generation, the embedded default, bad input, Llama, and the CLI verbs.
+//! gradients, fused kernels against the plain path, generation, the embedded default, bad
+//! input, Llama, and the CLI verbs.
 
 #[path = "model/cli.rs"]
 mod cli;
@@ -15,6 +16,8 @@ mod fixtures;
 mod generation;
 #[path = "model/gradients.rs"]
 mod gradients;
+#[path = "model/kernels.rs"]
+mod kernels;
 #[path = "model/llama.rs"]
 mod llama;
 #[path = "model/loading.rs"]

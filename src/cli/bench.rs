@@ -15,7 +15,7 @@ pub enum BenchCommand {
     /// Import throughput, reopen + first page, an indexed query and peak memory on a
     /// generated store of 100k trajectories.
     Store(StoreBenchArgs),
-    /// Greedy decoding tokens/s (batch 1 and batch 8) and one training step.
+    /// Greedy decoding tokens/s (batch 8 and batch 1), a training step and a GRPO step.
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
     Tui(TuiBenchArgs),

@@ -3,7 +3,8 @@
 //! ~10M-parameter Qwen2 benchmark shape.
 
 use super::Cli;
-use super::bench_model::{Timing, median, random_tokens, timed};
+use super::bench_model::random_tokens;
+use super::bench_steps::{Timing, median, timed};
 use super::model::{RuntimeArgs, load_model};
 use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TEST, gsm8k_rows};
 use crate::model::{LanguageModel, Padding, TokenBatch, next_token_log_probs};

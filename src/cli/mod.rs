@@ -4,6 +4,7 @@ mod agent;
 mod bench;
 mod bench_export;
 mod bench_model;
+mod bench_steps;
 mod bench_store;
 mod bench_train;
 mod bench_tui;

@@ -2,6 +2,7 @@
 //! `rollscope serve` reads, and the responses it writes and the HTTP policy reads.
 
 use super::chat::{read_message, read_messages, tool_specs, write_message};
+use super::ToolArguments;
 use crate::trajectory::Message;
 use serde_json::{Map, Value, json};
 
@@ -35,7 +36,7 @@ pub fn request_body(request: &ChatRequest) -> Value {
     let messages: Vec<Value> = request
         .messages
         .iter()
-        .map(|m| write_message(m, false))
+        .map(|m| write_message(m, false, ToolArguments::String))
         .collect();
     body.insert("messages".into(), Value::Array(messages));
     if !request.tools.is_empty() {
@@ -201,7 +202,7 @@ pub fn response_body(completion: &Completion, info: &ResponseInfo, with_logprobs
         "model": info.model,
         "choices": [{
             "index": 0,
-            "message": write_message(&completion.message, false),
+            "message": write_message(&completion.message, false, ToolArguments::String),
             "finish_reason": completion.finish_reason,
             "logprobs": logprobs,
         }],

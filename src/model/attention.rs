@@ -2,17 +2,55 @@
 //!
 //! Query heads are grouped under their key/value head (`[B, kv_heads, group·T, d]`) so keys
 //! and values are never copied per query head. Two paths: `forward` over a padded batch,
-//! differentiable; `forward_packed` over the new tokens of several sequences at once, each
-//! attending to its own key/value cache with candle's fused kernels.
+//! differentiable (the rotary attention kernel, or plain candle ops); `forward_packed` over
+//! the new tokens of several sequences at once, each attending to its own key/value cache
+//! (the host decoding kernel, or candle's fused inference ops).
 
 use super::config::ModelConfig;
+use super::kernels::{
+    self, AttentionGeometry, DecodeRows, Kernels, PackedSequence, RotaryTables, host_slice,
+    on_host_f32, reshaped,
+};
 use super::kv_cache::SequenceKv;
 use super::layers::{
-    RmsNorm, accumulation_dtype, apply_rotary, detach_linear, forward_rows, linear,
+    RmsNorm, accumulation_dtype, apply_rotary, detach_linear, forward_rows, linear, project,
 };
 use super::linear::Linear;
-use candle_core::{D, Module, Result, Tensor};
+use candle_core::{D, Result, Tensor};
 use candle_nn::VarBuilder;
+
+/// What attention over a padded batch needs besides the hidden states.
+pub struct BatchAttention<'a> {
+    /// Sequences `B` in the batch.
+    pub batch: usize,
+    /// Their padded length `T`.
+    pub len: usize,
+    /// Rotary tables and mask, in the form the chosen path takes.
+    pub masking: Masking<'a>,
+}
+
+/// Rotary tables and mask of a padded batch.
+pub enum Masking<'a> {
+    /// Plain candle ops: full-width rotary tables `[B, 1, T, d]` and the additive bias
+    /// `[B, 1, 1, T, T]`.
+    Plain {
+        /// Cosines at each token's position.
+        cos: Tensor,
+        /// Sines at each token's position.
+        sin: Tensor,
+        /// 0 where a query may see a key, a large negative number elsewhere.
+        bias: Tensor,
+    },
+    /// The rotary attention kernel: half-width tables `[B·T, d/2]` and the B×T mask.
+    Fused {
+        /// Cosines at each token's position.
+        cos_half: Tensor,
+        /// Sines at each token's position.
+        sin_half: Tensor,
+        /// 1 on real tokens, 0 on padding.
+        mask: &'a [u8],
+    },
+}
 
 /// Where one sequence's new tokens sit in a packed forward.
 #[derive(Clone, Copy, Debug)]
@@ -66,18 +104,77 @@ impl Attention {
         1.0 / (self.head_dim as f64).sqrt()
     }
 
-    /// Differentiable attention over a padded batch `x [B, T, hidden]`, with full-width
-    /// rotary tables `cos`/`sin [B, 1, T, d]` and the additive `bias [B, 1, 1, T, T]`.
-    pub fn forward(&self, x: &Tensor, cos: &Tensor, sin: &Tensor, bias: &Tensor) -> Result<Tensor> {
-        let (b, t, _) = x.dims3()?;
-        let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
-        let mut q = self.q_proj.forward(x)?.reshape((b, t, self.heads, d))?;
-        let mut k = self.k_proj.forward(x)?.reshape((b, t, kv, d))?;
-        let v = self.v_proj.forward(x)?.reshape((b, t, kv, d))?;
-        if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
-            q = q_norm.forward(&q)?;
-            k = k_norm.forward(&k)?;
+    fn geometry(&self) -> AttentionGeometry {
+        AttentionGeometry {
+            heads: self.heads,
+            kv_heads: self.kv_heads,
+            head_dim: self.head_dim,
         }
+    }
+
+    /// Differentiable attention over a padded batch, `x` as `[B, T, hidden]` or as rows
+    /// `[B·T, hidden]`; the output has the same layout.
+    pub fn forward(
+        &self,
+        x: &Tensor,
+        inputs: &BatchAttention<'_>,
+        kernels: &Kernels,
+    ) -> Result<Tensor> {
+        let (b, t) = (inputs.batch, inputs.len);
+        let (d, kv) = (self.head_dim, self.kv_heads);
+        let mut q = project(&self.q_proj, x, kernels)?;
+        let mut k = project(&self.k_proj, x, kernels)?;
+        let v = project(&self.v_proj, x, kernels)?;
+        if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
+            q = q_norm.forward(&q.reshape((b, t, self.heads, d))?, kernels)?;
+            k = k_norm.forward(&k.reshape((b, t, kv, d))?, kernels)?;
+        }
+        let out = match &inputs.masking {
+            Masking::Fused {
+                cos_half,
+                sin_half,
+                mask,
+            } => {
+                let q = reshaped(&q, &[b * t, self.heads * d])?;
+                let k = reshaped(&k, &[b * t, kv * d])?;
+                let v = reshaped(&v, &[b * t, kv * d])?;
+                let tables = RotaryTables {
+                    cos: cos_half,
+                    sin: sin_half,
+                    mask,
+                    batch: b,
+                    len: t,
+                };
+                kernels::rotary_attention(&q, &k, &v, &tables, self.geometry(), kernels.isa)?
+            }
+            Masking::Plain { cos, sin, bias } => {
+                self.plain_core(&q, &k, &v, (b, t), cos, sin, bias)?
+            }
+        };
+        let mut dims = x.dims().to_vec();
+        if let Some(last) = dims.last_mut() {
+            *last = self.heads * d;
+        }
+        project(&self.o_proj, &reshaped(&out, &dims)?, kernels)
+    }
+
+    /// Rotary embedding, scores, softmax and the weighted sum from plain candle ops:
+    /// projections of a `B × T` batch in, `[B, T, heads·d]` out.
+    #[allow(clippy::too_many_arguments)]
+    fn plain_core(
+        &self,
+        q: &Tensor,
+        k: &Tensor,
+        v: &Tensor,
+        (b, t): (usize, usize),
+        cos: &Tensor,
+        sin: &Tensor,
+        bias: &Tensor,
+    ) -> Result<Tensor> {
+        let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
+        let q = q.reshape((b, t, self.heads, d))?;
+        let k = k.reshape((b, t, kv, d))?;
+        let v = v.reshape((b, t, kv, d))?;
         let q = apply_rotary(&q.transpose(1, 2)?, cos, sin)?;
         let k = apply_rotary(&k.transpose(1, 2)?, cos, sin)?;
         let v = v.transpose(1, 2)?.contiguous()?;
@@ -91,17 +188,17 @@ impl Attention {
         let probs = softmax_last(&scores)?
             .to_dtype(dtype)?
             .reshape((b, kv, g * t, t))?;
-        let out = probs
+        probs
             .matmul(&v)?
             .reshape((b, self.heads, t, d))?
             .transpose(1, 2)?
-            .reshape((b, t, self.heads * d))?;
-        self.o_proj.forward(&out)
+            .reshape((b, t, self.heads * d))
     }
 
     /// Attention for the new tokens of several sequences packed as rows of `x [N, hidden]`,
     /// with half-width rotary tables `[N, d/2]` for their positions. Each sequence's keys and
     /// values are appended to its cache for `layer`, and its queries attend to that cache.
+    #[allow(clippy::too_many_arguments)]
     pub fn forward_packed(
         &self,
         x: &Tensor,
@@ -110,12 +207,16 @@ impl Attention {
         layer: usize,
         rows: &[PackedRows],
         caches: &mut [&mut SequenceKv],
+        kernels: &Kernels,
     ) -> Result<Tensor> {
+        if kernels.decode && on_host_f32(x) {
+            return self.forward_packed_host(x, cos_half, sin_half, layer, rows, caches, kernels);
+        }
         let n = x.dim(0)?;
         let (d, kv, g) = (self.head_dim, self.kv_heads, self.group());
-        let mut q = forward_rows(&self.q_proj, x)?.reshape((1, n, self.heads, d))?;
-        let mut k = forward_rows(&self.k_proj, x)?.reshape((1, n, kv, d))?;
-        let v = forward_rows(&self.v_proj, x)?.reshape((n, kv, d))?;
+        let mut q = forward_rows(&self.q_proj, x, kernels)?.reshape((1, n, self.heads, d))?;
+        let mut k = forward_rows(&self.k_proj, x, kernels)?.reshape((1, n, kv, d))?;
+        let v = forward_rows(&self.v_proj, x, kernels)?.reshape((n, kv, d))?;
         if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
             q = q_norm.forward_fast(&q)?;
             k = k_norm.forward_fast(&k)?;
@@ -148,7 +249,60 @@ impl Attention {
                 .reshape((count, self.heads * d))?;
             outputs.push(out);
         }
-        forward_rows(&self.o_proj, &Tensor::cat(&outputs, 0)?)
+        forward_rows(&self.o_proj, &Tensor::cat(&outputs, 0)?, kernels)
+    }
+
+    /// `forward_packed` through the host decoding kernel and the caches' host storage.
+    #[allow(clippy::too_many_arguments)]
+    fn forward_packed_host(
+        &self,
+        x: &Tensor,
+        cos_half: &Tensor,
+        sin_half: &Tensor,
+        layer: usize,
+        rows: &[PackedRows],
+        caches: &mut [&mut SequenceKv],
+        kernels: &Kernels,
+    ) -> Result<Tensor> {
+        let n = x.dim(0)?;
+        let (d, kv) = (self.head_dim, self.kv_heads);
+        let mut q = forward_rows(&self.q_proj, x, kernels)?;
+        let mut k = forward_rows(&self.k_proj, x, kernels)?;
+        let v = forward_rows(&self.v_proj, x, kernels)?;
+        if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
+            q = q_norm.forward_fast(&q.reshape((n, self.heads, d))?)?;
+            k = k_norm.forward_fast(&k.reshape((n, kv, d))?)?;
+        }
+        let (q, k, v): (Vec<f32>, Vec<f32>, Vec<f32>) =
+            (host_slice(&q)?, host_slice(&k)?, host_slice(&v)?);
+        let (cos, sin): (Vec<f32>, Vec<f32>) = (host_slice(cos_half)?, host_slice(sin_half)?);
+        let sequences: Vec<PackedSequence> = rows
+            .iter()
+            .map(|row| PackedSequence {
+                start: row.start,
+                count: row.count,
+            })
+            .collect();
+        let mut host_caches = caches
+            .iter_mut()
+            .map(|cache| cache.host_layer(layer, kv * d))
+            .collect::<Result<Vec<_>>>()?;
+        let packed = DecodeRows {
+            q: &q,
+            k: &k,
+            v: &v,
+            cos: &cos,
+            sin: &sin,
+        };
+        let out = kernels::attend_packed(
+            &packed,
+            &sequences,
+            &mut host_caches,
+            self.geometry(),
+            kernels.isa,
+        );
+        let out = Tensor::from_vec(out, (n, self.heads * d), x.device())?;
+        forward_rows(&self.o_proj, &out, kernels)
     }
 
     /// A copy detached from the autograd graph.

@@ -1,17 +1,44 @@
-//! The key/value cache of one sequence: per layer, keys and values `[kv_heads, len, head_dim]`
-//! in a buffer that grows by doubling, written in place.
+//! The key/value cache of one sequence: per layer, either tensors `[kv_heads, len, head_dim]`
+//! in a buffer that grows by doubling, written in place (any device), or host vectors for the
+//! decoding kernel (CPU, f32). A cache takes the kind of its first append.
 
+use super::kernels::HostKv;
 use candle_core::{Result, Tensor};
 
-/// Keys and values of one layer.
+/// Tokens of room a host cache reserves at its first append.
+const HOST_RESERVE: usize = 256;
+
+/// Keys and values of one layer, of the kind the first append chose.
 #[derive(Clone, Debug, Default)]
-struct LayerKv {
+enum LayerKv {
+    /// Nothing appended yet.
+    #[default]
+    Empty,
+    /// Tensors on the model's device.
+    Tensors(TensorKv),
+    /// Host vectors for the decoding kernel.
+    Host(HostKv),
+}
+
+impl LayerKv {
+    fn len(&self) -> usize {
+        match self {
+            Self::Empty => 0,
+            Self::Tensors(cache) => cache.len,
+            Self::Host(cache) => cache.len(),
+        }
+    }
+}
+
+/// Keys and values of one layer as tensors.
+#[derive(Clone, Debug, Default)]
+struct TensorKv {
     keys: Option<Tensor>,
     values: Option<Tensor>,
     len: usize,
 }
 
-impl LayerKv {
+impl TensorKv {
     fn capacity(&self) -> usize {
         self.keys
             .as_ref()
@@ -79,7 +106,7 @@ impl SequenceKv {
 
     /// Tokens cached so far.
     pub fn len(&self) -> usize {
-        self.layers.first().map_or(0, |layer| layer.len)
+        self.layers.first().map_or(0, LayerKv::len)
     }
 
     /// Whether nothing is cached.
@@ -95,20 +122,47 @@ impl SequenceKv {
         values: &Tensor,
     ) -> Result<(Tensor, Tensor)> {
         let limit = self.limit;
-        match self.layers.get_mut(layer) {
-            Some(cache) => cache.append(keys, values, limit),
-            None => candle_core::bail!("no cache for layer {layer}"),
+        let Some(cache) = self.layers.get_mut(layer) else {
+            candle_core::bail!("no cache for layer {layer}");
+        };
+        if let LayerKv::Empty = cache {
+            *cache = LayerKv::Tensors(TensorKv::default());
+        }
+        match cache {
+            LayerKv::Tensors(cache) => cache.append(keys, values, limit),
+            _ => candle_core::bail!("layer {layer}'s cache holds host vectors, not tensors"),
+        }
+    }
+
+    /// Layer `layer`'s host cache for rows of `width` values (created at the first call).
+    pub(crate) fn host_layer(&mut self, layer: usize, width: usize) -> Result<&mut HostKv> {
+        let reserve = HOST_RESERVE.min(self.limit);
+        let Some(cache) = self.layers.get_mut(layer) else {
+            candle_core::bail!("no cache for layer {layer}");
+        };
+        if let LayerKv::Empty = cache {
+            *cache = LayerKv::Host(HostKv::with_capacity(reserve, width));
+        }
+        match cache {
+            LayerKv::Host(cache) => Ok(cache),
+            _ => candle_core::bail!("layer {layer}'s cache holds tensors, not host vectors"),
         }
     }
 
     /// An independent copy (a fork of the sequence shares nothing with its parent).
     pub fn deep_copy(&self) -> Result<Self> {
+        let layers = self
+            .layers
+            .iter()
+            .map(|layer| {
+                Ok(match layer {
+                    LayerKv::Tensors(cache) => LayerKv::Tensors(cache.deep_copy()?),
+                    other => other.clone(),
+                })
+            })
+            .collect::<Result<_>>()?;
         Ok(Self {
-            layers: self
-                .layers
-                .iter()
-                .map(LayerKv::deep_copy)
-                .collect::<Result<_>>()?,
+            layers,
             limit: self.limit,
         })
     }

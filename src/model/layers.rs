@@ -1,10 +1,12 @@
 //! The building blocks shared by the training and inference paths: linear layers with
 //! Hugging Face initialisation, RMSNorm, the SwiGLU MLP and rotary-embedding tables.
 //!
-//! Every block has a differentiable forward (`forward`) made of ops that carry gradients;
-//! blocks that have an exact fused kernel in candle also have `forward_fast` for inference.
+//! Every block has a differentiable forward (`forward`), which takes the hand-written kernel
+//! where `Kernels` enables it and the plain candle ops otherwise, and an inference forward
+//! (`forward_fast`) on packed rows.
 
 use super::config::ModelConfig;
+use super::kernels::{self, Kernels, MAX_FEW_ROWS, on_host, on_host_f32, reshaped};
 use super::linear::Linear;
 use candle_core::{D, DType, Device, Module, Result, Tensor};
 use candle_nn::{Init, VarBuilder};
@@ -27,12 +29,43 @@ pub fn linear(in_dim: usize, out_dim: usize, bias: bool, vb: VarBuilder<'_>) -> 
     Ok(Linear::new(weight, bias))
 }
 
-/// Inference forward of a linear layer on `x [rows, in]`. For 2 to 16 rows (batched
-/// decoding) it computes `(W·xᵀ)ᵀ`, which candle's gemm runs about 1.8× faster than `x·Wᵀ`
-/// because the weight is streamed instead of packed; the result is the same product.
-pub fn forward_rows(layer: &Linear, x: &Tensor) -> Result<Tensor> {
+/// Differentiable forward of a linear layer on `x [.., in]`. With `flat_linears` the product
+/// runs on rows `[N, in]` (the leading dimensions flattened when there are any), through the
+/// linear kernel on the CPU.
+pub fn project(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+    if !kernels.flat_linears || layer.adapter().is_some() {
+        return layer.forward(x);
+    }
+    let mut dims = x.dims().to_vec();
+    let width = dims.pop().unwrap_or(1);
+    let rows: usize = dims.iter().product();
+    let flat = reshaped(x, &[rows, width])?;
+    let product = if on_host(&flat) {
+        kernels::linear_rows(&flat, layer.weight())?
+    } else {
+        flat.matmul(&layer.weight().t()?)?
+    };
+    let out = match layer.bias() {
+        Some(bias) => product.broadcast_add(bias)?,
+        None => product,
+    };
+    dims.push(out.dim(1)?);
+    reshaped(&out, &dims)
+}
+
+/// Inference forward of a linear layer on `x [rows, in]`. With the `decode` kernels and up to
+/// 16 f32 rows on the CPU it runs the few-rows kernel, which streams each weight row once.
+/// Otherwise, for 2 to 16 rows it computes `(W·xᵀ)ᵀ`, which candle's gemm runs about 1.8×
+/// faster than `x·Wᵀ` because the weight is streamed instead of packed.
+pub fn forward_rows(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
     let rows = x.dim(0)?;
-    if layer.adapter().is_some() || x.rank() != 2 || !(2..=16).contains(&rows) {
+    if layer.adapter().is_some() {
+        return layer.forward(x);
+    }
+    if kernels.decode && x.rank() == 2 && rows <= MAX_FEW_ROWS && on_host_f32(x) {
+        return kernels::few_rows_linear(x, layer.weight(), layer.bias(), kernels.isa);
+    }
+    if x.rank() != 2 || !(2..=16).contains(&rows) {
         return layer.forward(x);
     }
     let product = layer.weight().matmul(&x.t()?)?.t()?.contiguous()?;
@@ -70,7 +103,10 @@ impl RmsNorm {
     }
 
     /// Differentiable: `x / sqrt(mean(x²) + eps) * weight`, statistics in at least f32.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+    pub fn forward(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+        if kernels.norm && on_host(x) {
+            return kernels::rms_norm(x, &self.weight, self.eps, kernels.isa);
+        }
         let dtype = x.dtype();
         let wide = x.to_dtype(accumulation_dtype(dtype))?;
         let mean_square = wide.sqr()?.mean_keepdim(D::Minus1)?;
@@ -112,15 +148,41 @@ impl Mlp {
     }
 
     /// Differentiable forward.
-    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let gated = (self.gate_proj.forward(x)?.silu()? * self.up_proj.forward(x)?)?;
-        self.down_proj.forward(&gated)
+    pub fn forward(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+        if kernels.mlp && self.plain_gate_and_up() && on_host(x) {
+            let (gate, up) = (self.gate_proj.weight(), self.up_proj.weight());
+            let gated = kernels::gated_projection(x, gate, up, kernels.isa)?;
+            return project(&self.down_proj, &gated, kernels);
+        }
+        let gate = project(&self.gate_proj, x, kernels)?;
+        let up = project(&self.up_proj, x, kernels)?;
+        let gated = if kernels.swiglu && on_host(&gate) {
+            kernels::swiglu(&gate, &up, kernels.isa)?
+        } else {
+            (gate.silu()? * up)?
+        };
+        project(&self.down_proj, &gated, kernels)
+    }
+
+    /// Whether the gate and up projections are bare weights (no bias, no adapter), which the
+    /// fused gated-projection kernels take.
+    fn plain_gate_and_up(&self) -> bool {
+        [&self.gate_proj, &self.up_proj]
+            .iter()
+            .all(|layer| layer.bias().is_none() && layer.adapter().is_none())
     }
 
     /// Inference forward on packed rows `[rows, hidden]` (see `forward_rows`).
-    pub fn forward_fast(&self, x: &Tensor) -> Result<Tensor> {
-        let gated = (forward_rows(&self.gate_proj, x)?.silu()? * forward_rows(&self.up_proj, x)?)?;
-        forward_rows(&self.down_proj, &gated)
+    pub fn forward_fast(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+        let few_rows = x.rank() == 2 && x.dim(0)? <= MAX_FEW_ROWS && on_host_f32(x);
+        let gated = if kernels.decode && few_rows && self.plain_gate_and_up() {
+            let (gate, up) = (self.gate_proj.weight(), self.up_proj.weight());
+            kernels::few_rows_swiglu(x, gate, up, kernels.isa)?
+        } else {
+            let gate = forward_rows(&self.gate_proj, x, kernels)?;
+            (gate.silu()? * forward_rows(&self.up_proj, x, kernels)?)?
+        };
+        forward_rows(&self.down_proj, &gated, kernels)
     }
 
     /// A copy detached from the autograd graph.

@@ -8,6 +8,7 @@
 
 use super::batch::TokenBatch;
 use super::error::Result;
+use super::kernels::{self, Kernels, on_host, reshaped};
 use super::layers::accumulation_dtype;
 use super::qwen::Qwen;
 use candle_core::{D, Tensor};
@@ -31,6 +32,29 @@ fn log_sum_exp(x: &Tensor) -> Result<Tensor> {
 /// `log softmax(logits / T)[target]` for every position: logits `[.., V]`, targets `[..]`
 /// (u32) → `[..]` in at least f32. Differentiable in `logits`.
 pub fn token_log_probs(logits: &Tensor, targets: &Tensor, temperature: f64) -> Result<Tensor> {
+    log_probs_with(logits, targets, temperature, &Kernels::default())
+}
+
+/// The entropy of `softmax(logits / T)` at every position: `[.., V]` → `[..]`.
+/// Differentiable in `logits`.
+pub fn entropy(logits: &Tensor, temperature: f64) -> Result<Tensor> {
+    entropy_with(logits, temperature, &Kernels::default())
+}
+
+fn log_probs_with(
+    logits: &Tensor,
+    targets: &Tensor,
+    temperature: f64,
+    kernels: &Kernels,
+) -> Result<Tensor> {
+    if kernels.log_probs && on_host(logits) {
+        return Ok(kernels::fused_token_log_probs(
+            logits,
+            targets,
+            temperature,
+            kernels.isa,
+        )?);
+    }
     let x = scaled(logits, temperature)?.contiguous()?;
     let picked = x.gather(&targets.unsqueeze(D::Minus1)?.contiguous()?, D::Minus1)?;
     Ok(picked
@@ -38,9 +62,10 @@ pub fn token_log_probs(logits: &Tensor, targets: &Tensor, temperature: f64) -> R
         .squeeze(D::Minus1)?)
 }
 
-/// The entropy of `softmax(logits / T)` at every position: `[.., V]` → `[..]`.
-/// Differentiable in `logits`.
-pub fn entropy(logits: &Tensor, temperature: f64) -> Result<Tensor> {
+fn entropy_with(logits: &Tensor, temperature: f64, kernels: &Kernels) -> Result<Tensor> {
+    if kernels.log_probs && on_host(logits) {
+        return Ok(kernels::fused_entropy(logits, temperature, kernels.isa)?);
+    }
     let x = scaled(logits, temperature)?;
     let lse = log_sum_exp(&x)?;
     let probs = x.broadcast_sub(&lse)?.exp()?;
@@ -62,7 +87,8 @@ pub struct NextTokenStats {
 /// Next-token log-probs `[B, T-1]` of a batch under `model` at temperature `T`.
 pub fn next_token_log_probs(model: &Qwen, batch: &TokenBatch, temperature: f64) -> Result<Tensor> {
     let (logits, targets) = shifted(model, batch)?;
-    token_log_probs(&logits, &targets, temperature)
+    let log_probs = log_probs_with(&logits, &targets, temperature, model.kernels())?;
+    per_sequence(&log_probs, batch)
 }
 
 /// Next-token log-probs and entropies of a batch, from one forward.
@@ -72,12 +98,16 @@ pub fn next_token_stats(
     temperature: f64,
 ) -> Result<NextTokenStats> {
     let (logits, targets) = shifted(model, batch)?;
+    let log_probs = log_probs_with(&logits, &targets, temperature, model.kernels())?;
+    let entropy = entropy_with(&logits, temperature, model.kernels())?;
     Ok(NextTokenStats {
-        log_probs: token_log_probs(&logits, &targets, temperature)?,
-        entropy: entropy(&logits, temperature)?,
+        log_probs: per_sequence(&log_probs, batch)?,
+        entropy: per_sequence(&entropy, batch)?,
     })
 }
 
+/// Logits of every position but the last and the tokens that follow them, both as rows or
+/// both per sequence (see `Qwen::logit_rows`).
 fn shifted(model: &Qwen, batch: &TokenBatch) -> Result<(Tensor, Tensor)> {
     let len = batch.seq_len();
     if len < 2 {
@@ -85,7 +115,20 @@ fn shifted(model: &Qwen, batch: &TokenBatch) -> Result<(Tensor, Tensor)> {
             "next-token log-probs need sequences of at least 2 tokens".into(),
         ));
     }
-    let logits = model.forward(batch)?.narrow(1, 0, len - 1)?;
+    let logits = model.logit_rows(batch, len - 1)?;
     let targets = batch.ids.narrow(1, 1, len - 1)?;
+    let targets = if logits.rank() == 2 {
+        targets.flatten_all()?
+    } else {
+        targets
+    };
     Ok((logits, targets))
+}
+
+/// Per-position figures shaped `[B, T-1]`.
+fn per_sequence(values: &Tensor, batch: &TokenBatch) -> Result<Tensor> {
+    Ok(reshaped(
+        values,
+        &[batch.batch_size(), batch.seq_len() - 1],
+    )?)
 }

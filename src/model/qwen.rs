@@ -1,13 +1,14 @@
 //! Qwen2 and Qwen3 decoder-only transformers, with parameter names as in the Hugging Face
 //! safetensors (`model.layers.{i}.self_attn.q_proj.weight`, ...).
 
-use super::attention::{Attention, PackedRows};
+use super::attention::{Attention, BatchAttention, Masking, PackedRows};
 use super::batch::TokenBatch;
 use super::config::ModelConfig;
 use super::error::{ModelError, Result};
+use super::kernels::{Kernels, on_host, reshaped};
 use super::kv_cache::SequenceKv;
 use super::layers::{
-    Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear,
+    Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear, project,
 };
 use super::linear::Linear;
 use candle_core::{DType, Device, Module, Tensor};
@@ -40,17 +41,14 @@ impl DecoderLayer {
     fn forward(
         &self,
         x: &Tensor,
-        cos: &Tensor,
-        sin: &Tensor,
-        bias: &Tensor,
+        attention: &BatchAttention<'_>,
+        kernels: &Kernels,
     ) -> candle_core::Result<Tensor> {
-        let attended = self
-            .self_attn
-            .forward(&self.input_layernorm.forward(x)?, cos, sin, bias)?;
+        let normed = self.input_layernorm.forward(x, kernels)?;
+        let attended = self.self_attn.forward(&normed, attention, kernels)?;
         let x = (x + attended)?;
-        let transformed = self
-            .mlp
-            .forward(&self.post_attention_layernorm.forward(&x)?)?;
+        let normed = self.post_attention_layernorm.forward(&x, kernels)?;
+        let transformed = self.mlp.forward(&normed, kernels)?;
         x + transformed
     }
 
@@ -98,6 +96,7 @@ pub struct Qwen {
     rotary: Rotary,
     dtype: DType,
     device: Device,
+    kernels: Kernels,
 }
 
 impl Qwen {
@@ -135,7 +134,21 @@ impl Qwen {
             rotary: Rotary::new(config, vb.dtype(), vb.device())?,
             dtype: vb.dtype(),
             device: vb.device().clone(),
+            kernels: Kernels::default(),
         })
+    }
+
+    /// The same model (sharing its parameters) computing with the given kernels.
+    pub fn with_kernels(&self, kernels: Kernels) -> Self {
+        Self {
+            kernels,
+            ..self.clone()
+        }
+    }
+
+    /// The kernels it computes with.
+    pub fn kernels(&self) -> &Kernels {
+        &self.kernels
     }
 
     /// The configuration it was built from.
@@ -156,6 +169,21 @@ impl Qwen {
     /// Logits `[B, T, vocab]` for every position of a padded batch; differentiable (every
     /// parameter receives a gradient through it). Logits are in the compute dtype.
     pub fn forward(&self, batch: &TokenBatch) -> Result<Tensor> {
+        self.forward_first(batch, batch.seq_len())
+    }
+
+    /// Logits `[B, count, vocab]` of the first `count` positions of a padded batch (all of
+    /// them attend as in `forward`).
+    pub fn forward_first(&self, batch: &TokenBatch, count: usize) -> Result<Tensor> {
+        let logits = self.logit_rows(batch, count)?;
+        let dims = [batch.batch_size(), count, self.config.vocab_size];
+        Ok(reshaped(&logits, &dims)?)
+    }
+
+    /// Logits of the first `count` positions of each sequence (the next-token log-probs
+    /// need all but the last): rows `[B·count, vocab]` when the residual stream runs on rows
+    /// (`Kernels::flat_linears`), `[B, count, vocab]` otherwise.
+    pub(crate) fn logit_rows(&self, batch: &TokenBatch, count: usize) -> Result<Tensor> {
         let limit = self.config.max_position_embeddings;
         if batch.context_needed() > limit {
             return Err(ModelError::ContextFull {
@@ -163,14 +191,49 @@ impl Qwen {
                 limit,
             });
         }
-        let (cos, sin) = self.rotary.full_width(&batch.positions)?;
-        let (cos, sin) = (cos.unsqueeze(1)?, sin.unsqueeze(1)?);
-        let bias = batch.attention_bias(accumulation_dtype(self.dtype), &self.device)?;
-        let mut x = self.embed_tokens.forward(&batch.ids)?;
+        let kernels = &self.kernels;
+        let (b, t, hidden) = (batch.batch_size(), batch.seq_len(), self.config.hidden_size);
+        let rows = kernels.flat_linears;
+        let ids = if rows {
+            batch.ids.flatten_all()?
+        } else {
+            batch.ids.clone()
+        };
+        let mut x = self.embed_tokens.forward(&ids)?;
+        let masking = if kernels.attention && on_host(&x) {
+            let (cos_half, sin_half) = self.rotary.half_width(&batch.positions.flatten_all()?)?;
+            Masking::Fused {
+                cos_half,
+                sin_half,
+                mask: &batch.mask,
+            }
+        } else {
+            let (cos, sin) = self.rotary.full_width(&batch.positions)?;
+            Masking::Plain {
+                cos: cos.unsqueeze(1)?,
+                sin: sin.unsqueeze(1)?,
+                bias: batch.attention_bias(accumulation_dtype(self.dtype), &self.device)?,
+            }
+        };
+        let attention = BatchAttention {
+            batch: b,
+            len: t,
+            masking,
+        };
         for layer in &self.layers {
-            x = layer.forward(&x, &cos, &sin, &bias)?;
+            x = layer.forward(&x, &attention, kernels)?;
         }
-        Ok(self.lm_head.forward(&self.norm.forward(&x)?)?)
+        if count < t {
+            x = if rows {
+                x.reshape((b, t, hidden))?
+                    .narrow(1, 0, count)?
+                    .reshape((b * count, hidden))?
+            } else {
+                x.narrow(1, 0, count)?
+            };
+        }
+        let normed = self.norm.forward(&x, kernels)?;
+        Ok(project(&self.lm_head, &normed, kernels)?)
     }
 
     /// Inference over the new tokens of several sequences at once: the linear layers run on
@@ -211,18 +274,22 @@ impl Qwen {
             .iter_mut()
             .map(|segment| &mut *segment.cache)
             .collect();
+        let kernels = &self.kernels;
         let mut x = self.embed_tokens.forward(&ids)?;
         for (index, layer) in self.layers.iter().enumerate() {
             let normed = layer.input_layernorm.forward_fast(&x)?;
-            let attended =
-                layer
-                    .self_attn
-                    .forward_packed(&normed, &cos, &sin, index, &rows, &mut caches)?;
+            let attended = layer.self_attn.forward_packed(
+                &normed,
+                &cos,
+                &sin,
+                index,
+                &rows,
+                &mut caches,
+                kernels,
+            )?;
             x = (x + attended)?;
-            let transformed = layer
-                .mlp
-                .forward_fast(&layer.post_attention_layernorm.forward_fast(&x)?)?;
-            x = (x + transformed)?;
+            let normed = layer.post_attention_layernorm.forward_fast(&x)?;
+            x = (x + layer.mlp.forward_fast(&normed, kernels)?)?;
         }
         let last_rows: Vec<u32> = rows
             .iter()
@@ -230,7 +297,7 @@ impl Qwen {
             .collect();
         let count = last_rows.len();
         let last = x.index_select(&Tensor::from_vec(last_rows, count, &self.device)?, 0)?;
-        let logits = forward_rows(&self.lm_head, &self.norm.forward_fast(&last)?)?;
+        let logits = forward_rows(&self.lm_head, &self.norm.forward_fast(&last)?, kernels)?;
         Ok(logits.to_dtype(DType::F32)?)
     }
 
@@ -257,6 +324,7 @@ impl Qwen {
             rotary: self.rotary.clone(),
             dtype: self.dtype,
             device: self.device.clone(),
+            kernels: self.kernels,
         }
     }
 

@@ -30,6 +30,7 @@ pub mod advantage;
 mod bucket;
 mod checkpoint;
 mod error;
+mod fused_adamw;
 mod grpo;
 mod grpo_batch;
 mod lora;

@@ -168,4 +168,13 @@ fn bench_model_reports_its_figures() {
     let summary = &json_lines(&output.get_output().stdout)[0];
     assert_eq!(summary["decode"].as_array().unwrap().len(), 2);
     assert!(summary["train_step_ms"].as_f64().unwrap() > 0.0);
+    let figures = &summary["figures"];
+    for key in [
+        "train_step_ms",
+        "grpo_step_ms",
+        "decode_batch8_tps",
+        "decode_batch1_tps",
+    ] {
+        assert!(figures[key].as_f64().unwrap() > 0.0, "{key}");
+    }
 }
