@@ -7,6 +7,7 @@ pub mod engine;
 pub mod formats;
 pub mod ingest;
 pub mod model;
+pub mod run;
 pub mod session;
 pub mod store;
 pub mod synthetic;

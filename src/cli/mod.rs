@@ -14,11 +14,15 @@ mod data;
 mod filter_args;
 mod inspect;
 mod labels;
+mod main_job;
 mod model;
 mod output;
 mod rollout;
+mod run_progress;
 mod score;
 mod serve;
+mod sweep;
+mod train;
 mod tui;
 mod watch;
 
@@ -32,7 +36,8 @@ pub use filter_args::FilterArgs;
 
 /// Rollscope: inspect, label, train and curate agentic RL rollouts from the terminal.
 ///
-/// With no command it opens the TUI on the `default` session.
+/// With no command it runs the main job: on a session's first start it builds the embedded
+/// default model, cold-starts it with SFT and evaluates it, then opens the TUI.
 #[derive(Debug, Parser)]
 #[command(name = "rollscope", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
@@ -50,6 +55,10 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// With no command: run the first-start pipeline and the GRPO preset without the TUI,
+    /// printing the figures.
+    #[arg(long)]
+    pub headless: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -123,6 +132,11 @@ pub enum Command {
     Rollout(rollout::RolloutArgs),
     /// Serve a model over an OpenAI-compatible HTTP endpoint.
     Serve(serve::ServeArgs),
+    /// Train a policy: `train sft` or `train grpo` from a TOML run config, `--resume RUN`.
+    #[command(subcommand)]
+    Train(train::TrainCommand),
+    /// Evaluate a model on held-out tasks: accuracy, pass@k, length, format, numeric error.
+    Eval(train::EvalArgs),
     /// Open the terminal UI (also what `rollscope` alone does).
     Tui,
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
@@ -147,7 +161,8 @@ impl Cli {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
-        None | Some(Command::Tui) => tui::tui(&cli),
+        None => main_job::main_job(&cli),
+        Some(Command::Tui) => tui::tui(&cli),
         Some(Command::Import(args)) => data::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),
@@ -172,5 +187,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::DemoData(args)) => tui::demo_data(&cli, args),
         Some(Command::Rollout(args)) => rollout::rollout(&cli, args),
         Some(Command::Serve(args)) => serve::serve(&cli, args),
+        Some(Command::Train(command)) => train::train(&cli, command),
+        Some(Command::Eval(args)) => train::eval(&cli, args),
     }
 }

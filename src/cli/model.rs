@@ -30,6 +30,14 @@ fn parse_device(text: &str) -> Result<DeviceChoice, String> {
 }
 
 impl RuntimeArgs {
+    /// The CPU in its default dtype.
+    pub fn cpu() -> Self {
+        Self {
+            device: DeviceChoice::Cpu,
+            dtype: None,
+        }
+    }
+
     /// The load options these flags ask for.
     pub fn load_options(&self) -> anyhow::Result<LoadOptions> {
         Ok(LoadOptions {

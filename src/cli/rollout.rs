@@ -4,11 +4,10 @@
 use super::Cli;
 use super::model::{RuntimeArgs, load_model};
 use crate::agent::rollout::{
-    Environment, HttpPolicy, LocalPolicy, Policy, RolloutConfig, RolloutRequest, run_rollouts,
+    HttpPolicy, LocalPolicy, Policy, RolloutConfig, RolloutRequest, run_rollouts,
 };
 use crate::agent::tasks::TaskSetSpec;
-use crate::agent::tools::{SandboxLimits, ToolRegistry};
-use crate::agent::verifier::Verifier;
+use crate::run::session_environment;
 use crate::session::{SessionConfig, SessionPaths};
 use crate::trajectory::{RunInfo, RunKind, RunStatus, Trajectory, now_millis};
 use anyhow::Context;
@@ -63,23 +62,6 @@ pub struct RolloutArgs {
     /// Device and dtype of a local model.
     #[command(flatten)]
     pub runtime: RuntimeArgs,
-}
-
-/// The tools and verifier of a session: built-ins plus its `[[tools]]` and `[[verifiers]]`.
-pub fn session_environment(
-    paths: &SessionPaths,
-    config: &SessionConfig,
-) -> anyhow::Result<Environment> {
-    let mut tools = ToolRegistry::standard(SandboxLimits::default())?;
-    tools.add_external(&config.tools, &paths.dir)?;
-    Ok(Environment {
-        tools: Arc::new(tools),
-        verifier: Arc::new(Verifier::new(
-            config.reward.clone(),
-            config.verifiers.clone(),
-            &paths.dir,
-        )),
-    })
 }
 
 /// The model folder to use: the flag, the session's `model`, or its newest policy version.

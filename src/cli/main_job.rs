@@ -1,0 +1,124 @@
+//! The main job, `rollscope` with no command (the README's first command): on the first start
+//! of a session it builds the embedded default model, cold-starts it with SFT on scripted
+//! calculator demonstrations and evaluates it, all with progress in the terminal; then it
+//! opens the TUI, where the GRPO preset waits in the Runs tab. `--headless` runs the same
+//! pipeline and the GRPO preset without the TUI and prints the figures.
+
+use super::Cli;
+use super::run_progress::CliProgress;
+use super::train::run_context;
+use crate::model::LoadOptions;
+use crate::model::embedded::{self, EmbeddedSpec};
+use crate::run::{EvalFigures, RunConfig, RunContext, RunOutcome, train_grpo, train_sft};
+use crate::trajectory::{RunKind, RunStatus};
+use anyhow::Context;
+
+/// The SFT preset of the main job (also `examples/sft-tiny.toml`).
+pub const SFT_PRESET: &str = include_str!("../../examples/sft-tiny.toml");
+/// The GRPO preset of the main job (also `examples/grpo-tiny.toml`).
+pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
+
+/// `rollscope` alone: the first-start pipeline, then the TUI (or, headless, GRPO too).
+pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
+    let context = run_context(cli, &super::model::RuntimeArgs::cpu())?;
+    let cold_start = cold_start(&context)?;
+    if let Some(outcome) = &cold_start {
+        print_outcome("cold start (SFT)", outcome);
+    }
+    if !cli.headless {
+        drop(context);
+        if cold_start.is_some() {
+            eprintln!("opening the TUI: the GRPO preset is ready in the Runs tab (key `n`)");
+        }
+        return super::tui::tui(cli);
+    }
+    let before = latest_sft_eval(&context)?;
+    let config = RunConfig::parse(GRPO_PRESET)?;
+    let mut progress = CliProgress::new(cli.json);
+    let grpo = train_grpo(&context, &config, &mut |event| progress.on_event(event));
+    progress.finish();
+    let grpo = grpo?;
+    print_outcome("GRPO", &grpo);
+    if let (Some(before), Some(after)) = (before, &grpo.eval) {
+        println!(
+            "held-out accuracy: SFT {:.1}% → GRPO {:.1}% ({:+.1} points)",
+            100.0 * before.accuracy,
+            100.0 * after.accuracy,
+            100.0 * (after.accuracy - before.accuracy)
+        );
+    }
+    Ok(())
+}
+
+/// Builds the embedded model and runs the SFT preset, unless the session already has a
+/// finished SFT run. Returns the SFT run when it made one.
+pub fn cold_start(context: &RunContext) -> anyhow::Result<Option<RunOutcome>> {
+    let paths = &context.paths;
+    let base = paths.models_dir().join("base");
+    if !base.join("config.json").is_file() {
+        eprintln!("first start: building the embedded default model in {}", base.display());
+        let spinner = super::model::spinner("training its tokenizer and initialising".into());
+        let built = embedded::init_folder(&base, &EmbeddedSpec::default(), &LoadOptions::default());
+        spinner.finish_and_clear();
+        let model = built.with_context(|| format!("cannot build {}", base.display()))?;
+        eprintln!(
+            "built {} ({:.2}M parameters)",
+            base.display(),
+            model.config.parameter_count() as f64 / 1e6
+        );
+    }
+    if finished_sft(context)?.is_some() {
+        return Ok(None);
+    }
+    eprintln!("cold start: SFT on scripted calculator demonstrations (examples/sft-tiny.toml)");
+    let mut config = RunConfig::parse(SFT_PRESET)?;
+    config.model = Some(base);
+    let mut progress = CliProgress::new(false);
+    let outcome = train_sft(context, &config, &mut |event| progress.on_event(event));
+    progress.finish();
+    Ok(Some(outcome?))
+}
+
+fn finished_sft(context: &RunContext) -> anyhow::Result<Option<String>> {
+    Ok(context
+        .store
+        .runs()?
+        .into_iter()
+        .filter(|run| run.kind == RunKind::Sft && run.status == RunStatus::Done)
+        .map(|run| run.id)
+        .next_back())
+}
+
+/// The evaluation that ended the session's newest finished SFT run.
+fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigures>> {
+    let Some(run) = finished_sft(context)? else {
+        return Ok(None);
+    };
+    let rows = context.store.metrics(&run)?;
+    let Some(accuracy) = rows
+        .iter()
+        .rev()
+        .find_map(|row| row.values.get("eval/accuracy"))
+    else {
+        return Ok(None);
+    };
+    Ok(Some(EvalFigures {
+        accuracy: *accuracy,
+        ..EvalFigures::default()
+    }))
+}
+
+fn print_outcome(what: &str, outcome: &RunOutcome) {
+    let eval = outcome
+        .eval
+        .as_ref()
+        .map(EvalFigures::line)
+        .unwrap_or_else(|| "not evaluated".into());
+    println!(
+        "{what}: {} {} after {} steps · held-out {eval}\n  policy: {}",
+        outcome.run,
+        outcome.status.as_str(),
+        outcome.step,
+        outcome.model.display()
+    );
+}

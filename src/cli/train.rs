@@ -1,0 +1,245 @@
+//! `rollscope train sft|grpo` and `rollscope eval`: runs from a TOML config with a progress
+//! bar and a one-line summary per step, resumable after a crash, sweeps over config keys.
+
+use super::Cli;
+use super::model::{RuntimeArgs, load_model};
+use super::run_progress::CliProgress;
+use super::sweep::{Sweep, apply_overrides};
+use crate::agent::tasks::TaskSetSpec;
+use crate::run::{
+    EvalConfig, RunConfig, RunContext, RunControl, RunOutcome, evaluate, local_policy,
+    resume_grpo, resume_sft, rollout_runtime, session_environment, train_grpo, train_sft,
+};
+use crate::trajectory::{RunInfo, RunKind, RunStatus, now_millis};
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// `rollscope train …`.
+#[derive(Debug, Subcommand)]
+pub enum TrainCommand {
+    /// Supervised fine-tuning on demonstrations or an exported SFT file.
+    Sft(TrainArgs),
+    /// GRPO: rollouts through the agent loop, group-relative advantages, clipped updates.
+    Grpo(TrainArgs),
+}
+
+/// Arguments of `rollscope train sft|grpo`.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// The run config (TOML), e.g. examples/grpo-tiny.toml; every key has a default.
+    #[arg(long, required_unless_present = "resume")]
+    pub config: Option<PathBuf>,
+    /// Continue run RUN from its latest checkpoint (after a crash, a stop or a SIGKILL).
+    #[arg(long, value_name = "RUN", conflicts_with_all = ["config", "set", "sweep"])]
+    pub resume: Option<String>,
+    /// Override a config key, e.g. `--set seed=2 --set grpo.steps=10`.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Sweep a key over values, e.g. `--sweep trainer.learning_rate=1e-4,3e-4`; several
+    /// sweeps form a grid; each point is a sibling run, compared at the end.
+    #[arg(long, value_name = "KEY=V1,V2,…")]
+    pub sweep: Vec<String>,
+    /// Device and dtype.
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+/// Arguments of `rollscope eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The model folder [default: the session's newest policy].
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Held-out tasks: arith:2:eval, gsm8k, a task JSONL file …
+    #[arg(long, default_value = "arith:2:eval")]
+    pub tasks: TaskSetSpec,
+    /// How many tasks.
+    #[arg(long, short = 'n', default_value_t = 200)]
+    pub n: usize,
+    /// Sampled attempts per task for pass@k (0: greedy accuracy only).
+    #[arg(long, default_value_t = 4)]
+    pub pass_k: usize,
+    /// Tools to offer, comma-separated (default: the tools each task offers).
+    #[arg(long, value_delimiter = ',', default_value = "calculator")]
+    pub tools: Vec<String>,
+    /// Seed of task generation.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Device and dtype.
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+/// `rollscope train …`.
+pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
+    let (kind, args) = match command {
+        TrainCommand::Sft(args) => (RunKind::Sft, args),
+        TrainCommand::Grpo(args) => (RunKind::Grpo, args),
+    };
+    let context = run_context(cli, &args.runtime)?;
+    if let Some(run) = &args.resume {
+        let mut progress = CliProgress::new(cli.json);
+        let outcome = match kind {
+            RunKind::Sft => resume_sft(&context, run, &mut |e| progress.on_event(e)),
+            _ => resume_grpo(&context, run, &mut |e| progress.on_event(e)),
+        };
+        progress.finish();
+        return report(cli, &[outcome?]);
+    }
+    let path = args.config.as_ref().context("--config FILE is required")?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the run config {}", path.display()))?;
+    let base = apply_overrides(&text, &args.set).with_context(|| format!("in {}", path.display()))?;
+    let sweep = Sweep::parse(&args.sweep)?;
+    let mut outcomes = Vec::new();
+    for point in sweep.points() {
+        let config = point
+            .apply(&base)
+            .and_then(|value| RunConfig::parse(&toml::to_string(&value)?))
+            .with_context(|| format!("in {}", path.display()))?;
+        if !point.is_empty() {
+            eprintln!("sweep point: {}", point.describe());
+        }
+        let mut progress = CliProgress::new(cli.json);
+        let outcome = match kind {
+            RunKind::Sft => train_sft(&context, &config, &mut |e| progress.on_event(e)),
+            _ => train_grpo(&context, &config, &mut |e| progress.on_event(e)),
+        };
+        progress.finish();
+        let outcome = outcome?;
+        let stopped = outcome.status != RunStatus::Done;
+        outcomes.push(outcome);
+        if stopped {
+            break;
+        }
+    }
+    report(cli, &outcomes)
+}
+
+/// The run context of the CLI: the session's store and tools, a control that Ctrl-C stops.
+pub(super) fn run_context(cli: &Cli, runtime_args: &RuntimeArgs) -> anyhow::Result<RunContext> {
+    let paths = cli.session_paths()?;
+    let session = paths.load_config()?;
+    let store = Arc::new(cli.open_store()?);
+    let runtime = rollout_runtime()?;
+    let environment = runtime.block_on(async { session_environment(&paths, &session) })?;
+    let control = RunControl::new();
+    let stop = control.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\nstopping after this step (a checkpoint is written); Ctrl-C again to abort");
+            stop.stop();
+            if tokio::signal::ctrl_c().await.is_ok() {
+                std::process::exit(130);
+            }
+        }
+    });
+    Ok(RunContext {
+        store,
+        paths,
+        environment,
+        load: runtime_args.load_options()?,
+        control,
+        runtime,
+    })
+}
+
+fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
+    if cli.json {
+        for outcome in outcomes {
+            let line = serde_json::json!({
+                "run": outcome.run, "status": outcome.status.as_str(), "step": outcome.step,
+                "model": outcome.model, "eval": outcome.eval,
+            });
+            println!("{line}");
+        }
+        return Ok(());
+    }
+    for outcome in outcomes {
+        let eval = outcome
+            .eval
+            .as_ref()
+            .map(|figures| figures.line())
+            .unwrap_or_else(|| "not evaluated".into());
+        println!(
+            "{} {} after {} steps · {eval}\n  policy: {}\n  resume: rollscope train … --resume {}",
+            outcome.run,
+            outcome.status.as_str(),
+            outcome.step,
+            outcome.model.display(),
+            outcome.run
+        );
+    }
+    Ok(())
+}
+
+/// `rollscope eval`.
+pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
+    let context = run_context(cli, &args.runtime)?;
+    let session = context.paths.load_config()?;
+    let dir = super::rollout::model_dir(
+        &context.paths,
+        &session,
+        args.model.as_ref().and_then(|p| p.to_str()),
+    )?;
+    let model = load_model(&dir, &args.runtime)?;
+    let tasks: Vec<_> = args
+        .tasks
+        .load(Some(args.n), args.seed)?
+        .into_iter()
+        .map(Arc::new)
+        .collect();
+    anyhow::ensure!(!tasks.is_empty(), "the task set {} is empty", args.tasks);
+    let owned: Vec<_> = tasks.iter().map(|t| t.as_ref().clone()).collect();
+    context.store.put_tasks(&owned)?;
+    let run = context.store.next_run_id(RunKind::Eval)?;
+    let mut info = RunInfo {
+        id: run.clone(),
+        kind: RunKind::Eval,
+        status: RunStatus::Running,
+        config: serde_json::json!({"tasks": args.tasks.to_string(), "n": args.n, "pass_k": args.pass_k}),
+        seed: args.seed,
+        model: dir.display().to_string(),
+        code_version: crate::train::code_version(),
+        parent: None,
+        created_at: now_millis(),
+        step: 0,
+        total_steps: 1,
+        note: Some(format!("eval of {}", dir.display())),
+    };
+    context.store.put_run(&info)?;
+    let rollout = crate::agent::rollout::RolloutConfig {
+        tools: args.tools.clone(),
+        ..Default::default()
+    };
+    let eval = EvalConfig {
+        pass_k: args.pass_k,
+        ..EvalConfig::default()
+    };
+    let policy = local_policy(&model)?;
+    let bar = super::run_progress::count_bar(tasks.len() * (1 + args.pass_k), "eval", cli.json);
+    let (figures, trajectories) = context.runtime.block_on(evaluate(
+        &policy,
+        &context.environment,
+        &tasks,
+        &rollout,
+        &eval,
+        &run,
+        0,
+        &mut |done, _| bar.set_position(done as u64),
+    ));
+    bar.finish_and_clear();
+    context.store.put_trajectories(&trajectories)?;
+    info.status = RunStatus::Done;
+    info.step = 1;
+    context.store.put_run(&info)?;
+    if cli.json {
+        println!("{}", serde_json::json!({"run": run, "model": dir, "figures": figures}));
+    } else {
+        println!("{run}: {} on {} tasks of {}", figures.line(), figures.tasks, args.tasks);
+        println!("  attempts stored: rollscope list --run {run}");
+    }
+    Ok(())
+}

@@ -1,0 +1,275 @@
+//! Run configs: the TOML files `rollscope train sft|grpo --config FILE` reads. Every key has
+//! a default, so a config names only what it changes; an unknown key is an error that names
+//! the file, the line and the key.
+
+use crate::agent::rollout::RolloutConfig;
+use crate::agent::tasks::TaskSetSpec;
+use crate::train::advantage::AdvantageScale;
+use crate::train::{GrpoConfig, TrainerConfig};
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Which tasks a run trains and evaluates on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TaskConfig {
+    /// Training tasks: `arith:2`, `gsm8k`, a task JSONL file …
+    pub train: String,
+    /// How many training tasks to draw.
+    pub train_size: usize,
+    /// Held-out tasks for evaluation (`arith:2:eval` …).
+    pub eval: String,
+    /// How many held-out tasks.
+    pub eval_size: usize,
+    /// Seed of task generation (kept apart from the run seed so seeds share tasks).
+    pub seed: u64,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        Self {
+            train: "arith:2:train".into(),
+            train_size: 2000,
+            eval: "arith:2:eval".into(),
+            eval_size: 200,
+            seed: 0,
+        }
+    }
+}
+
+impl TaskConfig {
+    /// The training task set.
+    pub fn train_spec(&self) -> anyhow::Result<TaskSetSpec> {
+        parse_spec(&self.train, "tasks.train")
+    }
+
+    /// The held-out task set.
+    pub fn eval_spec(&self) -> anyhow::Result<TaskSetSpec> {
+        parse_spec(&self.eval, "tasks.eval")
+    }
+}
+
+fn parse_spec(text: &str, field: &str) -> anyhow::Result<TaskSetSpec> {
+    text.parse::<TaskSetSpec>()
+        .map_err(|error| anyhow::anyhow!("{field}: {error}"))
+}
+
+/// How often a run evaluates and what it measures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Evaluate every this many steps (0: only before the first and after the last).
+    pub every: u64,
+    /// Sampled attempts per task for pass@k (0: greedy accuracy only).
+    pub pass_k: usize,
+    /// Sampling temperature of the pass@k attempts.
+    pub temperature: f64,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        Self {
+            every: 10,
+            pass_k: 0,
+            temperature: 1.0,
+        }
+    }
+}
+
+/// Where the demonstrations of an SFT run come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum SftSource {
+    /// Scripted calculator demonstrations of the training tasks (their annotated solutions
+    /// replayed as tool calls whose results the real calculator computes).
+    Demos,
+    /// A file of conversations: an SFT export (`rollscope select … -o FILE`), OpenAI
+    /// messages, ShareGPT, TRL or our own JSONL.
+    File(PathBuf),
+}
+
+/// The SFT part of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SftConfig {
+    /// Where the examples come from.
+    pub source: SftSource,
+    /// Passes over the examples.
+    pub epochs: usize,
+    /// Sequences per optimizer step at most.
+    pub batch_size: usize,
+    /// Padded tokens per optimizer step at most.
+    pub batch_tokens: usize,
+}
+
+impl Default for SftConfig {
+    fn default() -> Self {
+        Self {
+            source: SftSource::Demos,
+            epochs: 1,
+            batch_size: 16,
+            batch_tokens: 8192,
+        }
+    }
+}
+
+/// Sampling task difficulty so that groups succeed about half the time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CurriculumConfig {
+    /// Whether difficulty adapts (the training tasks must be `arith` or `lookup` without a
+    /// level).
+    pub enabled: bool,
+    /// The group success rate aimed at.
+    pub target: f64,
+    /// The level the run starts at.
+    pub start_level: u32,
+}
+
+impl Default for CurriculumConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            target: 0.5,
+            start_level: 1,
+        }
+    }
+}
+
+/// The GRPO part of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GrpoRunConfig {
+    /// Steps: each rolls out a batch of tasks and updates the policy.
+    pub steps: u64,
+    /// Tasks per step.
+    pub tasks_per_step: usize,
+    /// G: rollouts per task.
+    pub group: u32,
+    /// Advantage scale: `unbiased` or `biased` standard deviation, or `none` (Dr. GRPO).
+    pub advantage_scale: AdvantageScale,
+    /// Drop groups whose rewards are all equal (they carry no signal) and count them.
+    pub dynamic_sampling: bool,
+    /// Weight of per-turn process scores mixed into per-turn advantages (0: outcome only).
+    pub prm_weight: f64,
+    /// Trajectories cut by the token budget get this reward instead of their own (none:
+    /// keep it).
+    pub overlong_reward: Option<f64>,
+    /// Generate the next step's rollouts while this step trains (one step stale).
+    pub asynchronous: bool,
+    /// The update: β, clip ranges, aggregation, μ iterations, temperature.
+    pub update: GrpoConfig,
+    /// Difficulty sampling.
+    pub curriculum: CurriculumConfig,
+}
+
+impl Default for GrpoRunConfig {
+    fn default() -> Self {
+        Self {
+            steps: 40,
+            tasks_per_step: 16,
+            group: 8,
+            advantage_scale: AdvantageScale::Unbiased,
+            dynamic_sampling: true,
+            prm_weight: 0.0,
+            overlong_reward: None,
+            asynchronous: false,
+            update: GrpoConfig::default(),
+            curriculum: CurriculumConfig::default(),
+        }
+    }
+}
+
+/// A run config: the shared keys, then `[sft]` or `[grpo]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// Run name prefix (the run id adds a number).
+    pub name: String,
+    /// Seed of everything random in the run.
+    pub seed: u64,
+    /// The starting model folder (default: the session's newest policy).
+    pub model: Option<PathBuf>,
+    /// Save a checkpoint every this many steps (0: only at the end).
+    pub checkpoint_every: u64,
+    /// Tasks.
+    pub tasks: TaskConfig,
+    /// Optimizer, LoRA, and a fixed schedule when `warmup_decay` is off.
+    pub trainer: TrainerConfig,
+    /// Warm the learning rate up over 10% of the run's optimizer steps, then decay it
+    /// linearly to zero (replaces `trainer.schedule`).
+    pub warmup_decay: bool,
+    /// Rollout limits and sampling.
+    pub rollout: RolloutConfig,
+    /// Evaluation.
+    pub eval: EvalConfig,
+    /// SFT settings (`train sft`).
+    pub sft: SftConfig,
+    /// GRPO settings (`train grpo`).
+    pub grpo: GrpoRunConfig,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        Self {
+            name: "run".into(),
+            seed: 0,
+            model: None,
+            checkpoint_every: 10,
+            warmup_decay: true,
+            tasks: TaskConfig::default(),
+            trainer: TrainerConfig::default(),
+            rollout: RolloutConfig::default(),
+            eval: EvalConfig::default(),
+            sft: SftConfig::default(),
+            grpo: GrpoRunConfig::default(),
+        }
+    }
+}
+
+impl RunConfig {
+    /// Reads a config file; errors name the file, the line and the key.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the run config {}", path.display()))?;
+        Self::parse(&text).with_context(|| format!("in {}", path.display()))
+    }
+
+    /// Parses config text.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let config: Self = toml::from_str(text).map_err(|error| anyhow::anyhow!("{error}"))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the values serde cannot, naming the key.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        self.trainer.validate()?;
+        self.tasks.train_spec()?;
+        self.tasks.eval_spec()?;
+        let grpo = &self.grpo;
+        anyhow::ensure!(grpo.group >= 2, "grpo.group must be at least 2 (got {})", grpo.group);
+        anyhow::ensure!(grpo.tasks_per_step > 0, "grpo.tasks_per_step must be positive");
+        anyhow::ensure!(grpo.update.iterations > 0, "grpo.update.iterations must be positive");
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&grpo.curriculum.target),
+            "grpo.curriculum.target must lie in [0, 1]"
+        );
+        anyhow::ensure!(
+            grpo.update.temperature == self.rollout.temperature,
+            "grpo.update.temperature ({}) must equal rollout.temperature ({}): the behaviour \
+             log-probs are recorded at the sampling temperature",
+            grpo.update.temperature,
+            self.rollout.temperature
+        );
+        anyhow::ensure!(self.sft.batch_size > 0, "sft.batch_size must be positive");
+        anyhow::ensure!(self.sft.epochs > 0, "sft.epochs must be positive");
+        Ok(())
+    }
+
+    /// The config as TOML (what a run records beside its checkpoints).
+    pub fn to_toml(&self) -> anyhow::Result<String> {
+        Ok(toml::to_string_pretty(self)?)
+    }
+}

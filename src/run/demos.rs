@@ -1,0 +1,72 @@
+//! Scripted calculator demonstrations: a task's annotated solution (`<<expr=result>>` steps,
+//! as GSM8K and the arithmetic set write them) replayed as one calculator call per step,
+//! each answered by the real calculator, then the final answer. They teach the tool-call
+//! format and the shape of a solution; the cold start of the main job trains on them.
+
+use crate::agent::tools::Calculator;
+use crate::model::embedded::calculations;
+use crate::trajectory::{Message, Task, ToolCall};
+use serde_json::json;
+
+/// The demonstration of a task: its prompt, then the calculator steps of its reference
+/// solution and the final answer. `None` when the task has no annotated solution or no
+/// ground truth.
+pub fn demonstration(task: &Task) -> Option<Vec<Message>> {
+    let solution = task.reference_solution.as_deref()?;
+    let answer = task.ground_truth.as_deref()?;
+    let steps = calculations(solution);
+    if steps.is_empty() {
+        return None;
+    }
+    let mut messages = task.prompt.clone();
+    for (index, (expression, _)) in steps.iter().enumerate() {
+        let mut call = Message::assistant(format!("I compute {expression}."));
+        let mut tool_call =
+            ToolCall::from_json_arguments("calculator", &json!({"expression": expression}));
+        tool_call.id = Some(format!("call_{index}"));
+        call.tool_calls.push(tool_call);
+        messages.push(call);
+        let output = Calculator::evaluate(expression);
+        let mut result = Message::tool(output.text);
+        result.tool_call_id = Some(format!("call_{index}"));
+        result.name = Some("calculator".into());
+        result.is_error = output.failure.is_some();
+        messages.push(result);
+    }
+    messages.push(Message::assistant(format!(
+        "The answer is {answer}.\nFinal Answer: {answer}"
+    )));
+    Some(messages)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::tasks::TaskSetSpec;
+    use crate::trajectory::Role;
+
+    #[test]
+    fn every_arithmetic_task_has_a_demonstration_whose_calls_reach_the_answer() {
+        let spec: TaskSetSpec = "arith:3".parse().unwrap();
+        let tasks = spec.load(Some(50), 7).unwrap();
+        for task in &tasks {
+            let messages = demonstration(task).expect("annotated solution");
+            let results: Vec<&Message> =
+                messages.iter().filter(|m| m.role == Role::Tool).collect();
+            assert!(!results.is_empty(), "{}", task.id);
+            assert!(results.iter().all(|m| !m.is_error), "{}", task.id);
+            let truth = task.ground_truth.as_deref().unwrap();
+            assert_eq!(results.last().unwrap().content, truth, "{}", task.id);
+            let last = messages.last().unwrap();
+            assert!(last.content.ends_with(&format!("Final Answer: {truth}")));
+        }
+    }
+
+    #[test]
+    fn a_task_without_annotations_has_none() {
+        let mut task = Task::new("t", "test", "What is 2 + 2?");
+        task.ground_truth = Some("4".into());
+        task.reference_solution = Some("Just add them.\n#### 4".into());
+        assert!(demonstration(&task).is_none());
+    }
+}

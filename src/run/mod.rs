@@ -1,0 +1,161 @@
+//! Training runs: SFT and GRPO driven end to end (rollouts through the agent loop, updates
+//! through the trainer), with a TOML config, a folder per run, checkpoints that resume after
+//! a crash without lost or duplicated rows, evaluation on held-out tasks, and metrics in the
+//! store and in `runs/<run>/metrics.jsonl`. The CLI and the TUI's engine both drive runs
+//! through this module; a run reports through a `RunEvent` callback and is steered through a
+//! `RunControl`.
+
+pub mod config;
+mod control;
+mod curriculum;
+pub mod demos;
+mod eval;
+mod examples;
+mod grpo_run;
+mod grpo_step;
+mod lifecycle;
+mod sft_run;
+
+pub use config::{EvalConfig, GrpoRunConfig, RunConfig, SftConfig, SftSource, TaskConfig};
+pub use control::{Phase, RunControl, RunEvent};
+pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
+pub use grpo_run::{resume_grpo, train_grpo};
+pub use lifecycle::{RunFiles, eval_run, starting_model};
+pub use sft_run::{resume_sft, train_sft};
+
+use crate::agent::rollout::{Environment, LocalPolicy, Policy};
+use crate::model::{LanguageModel, LoadOptions};
+use crate::agent::tools::{SandboxLimits, ToolRegistry};
+use crate::agent::verifier::Verifier;
+use crate::session::{SessionConfig, SessionPaths};
+use crate::store::Store;
+use crate::train::Trainer;
+use crate::trajectory::{RunStatus, Task};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a run works with: the session's store and folders, the tools and verifier, how
+/// models load, the control that steers it, and the async runtime rollouts run on.
+pub struct RunContext {
+    /// The session store (trajectories, metrics, runs).
+    pub store: Arc<Store>,
+    /// The session's folders.
+    pub paths: SessionPaths,
+    /// Tools and verifier.
+    pub environment: Environment,
+    /// Device and dtype of the models.
+    pub load: LoadOptions,
+    /// Pause, resume, stop.
+    pub control: RunControl,
+    /// Runs the rollouts and tool calls.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+/// The two-worker runtime rollouts and tool calls run on.
+pub fn rollout_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+}
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub struct RunOutcome {
+    /// The run id.
+    pub run: String,
+    /// Done or stopped.
+    pub status: RunStatus,
+    /// Steps done.
+    pub step: u64,
+    /// The final policy, an ordinary Hugging Face folder under the session's `models/`.
+    pub model: PathBuf,
+    /// The last evaluation, when the run made one.
+    pub eval: Option<EvalFigures>,
+}
+
+/// The tools and verifier of a session: built-ins plus its `[[tools]]` and `[[verifiers]]`.
+pub fn session_environment(
+    paths: &SessionPaths,
+    config: &SessionConfig,
+) -> anyhow::Result<Environment> {
+    let mut tools = ToolRegistry::standard(SandboxLimits::default())?;
+    tools.add_external(&config.tools, &paths.dir)?;
+    Ok(Environment {
+        tools: Arc::new(tools),
+        verifier: Arc::new(Verifier::new(
+            config.reward.clone(),
+            config.verifiers.clone(),
+            &paths.dir,
+        )),
+    })
+}
+
+/// The local policy of a model: a decode thread over its weights (it sees every update) and
+/// its chat template. Dropping the policy ends the thread.
+pub fn local_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
+    let (policy, _thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+    Ok(Policy::Local {
+        policy,
+        chat: Arc::new(model.chat.clone()),
+    })
+}
+
+/// The held-out tasks of a run config.
+pub fn eval_tasks(config: &RunConfig) -> anyhow::Result<Vec<Arc<Task>>> {
+    let tasks = config
+        .tasks
+        .eval_spec()?
+        .load(Some(config.tasks.eval_size), config.tasks.seed)?;
+    Ok(tasks.into_iter().map(Arc::new).collect())
+}
+
+/// Evaluates the trainer's policy on the config's held-out tasks at version `step`; the
+/// trajectories are stored under the run's evaluation name.
+pub fn evaluate_policy(
+    context: &RunContext,
+    config: &RunConfig,
+    trainer: &Trainer,
+    run: &str,
+    step: u64,
+    on_event: &mut dyn FnMut(RunEvent),
+) -> anyhow::Result<EvalFigures> {
+    let tasks = eval_tasks(config)?;
+    let policy = local_policy(trainer.model())?;
+    let eval_name = eval_run(run);
+    let (figures, trajectories) = context.runtime.block_on(evaluate(
+        &policy,
+        &context.environment,
+        &tasks,
+        &config.rollout,
+        &config.eval,
+        &eval_name,
+        step,
+        &mut |done, total| {
+            on_event(RunEvent::Progress {
+                step,
+                phase: Phase::Eval,
+                done: done as u64,
+                total: total as u64,
+            })
+        },
+    ));
+    context.store.put_trajectories(&trajectories)?;
+    on_event(RunEvent::Eval {
+        step,
+        figures: figures.clone(),
+    });
+    Ok(figures)
+}
+
+/// Saves the trainer's policy as `models/<run>` in the session (LoRA merged), which makes
+/// it the session's newest policy.
+pub fn save_final_policy(
+    context: &RunContext,
+    trainer: &Trainer,
+    run: &str,
+) -> anyhow::Result<PathBuf> {
+    let dir = context.paths.models_dir().join(run);
+    trainer.save_policy(&dir)?;
+    Ok(dir)
+}
