@@ -9,14 +9,12 @@ use super::run_progress::CliProgress;
 use super::train::run_context;
 use crate::model::LoadOptions;
 use crate::model::embedded::{self, EmbeddedSpec};
-use crate::run::{EvalFigures, RunConfig, RunContext, RunOutcome, train_grpo, train_sft};
+use crate::run::{
+    EvalFigures, GRPO_PRESET, RunConfig, RunContext, RunOutcome, SFT_PRESET, train_grpo, train_sft,
+};
 use crate::trajectory::{RunKind, RunStatus};
 use anyhow::Context;
 
-/// The SFT preset of the main job (also `examples/sft-tiny.toml`).
-pub const SFT_PRESET: &str = include_str!("../../examples/sft-tiny.toml");
-/// The GRPO preset of the main job (also `examples/grpo-tiny.toml`).
-pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
 
 /// `rollscope` alone: the first-start pipeline, then the TUI (or, headless, GRPO too).
 pub fn main_job(cli: &Cli) -> anyhow::Result<()> {

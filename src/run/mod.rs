@@ -34,6 +34,13 @@ use crate::trajectory::{RunStatus, Task};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The SFT preset of the embedded default (`examples/sft-tiny.toml`): the main job's cold
+/// start.
+pub const SFT_PRESET: &str = include_str!("../../examples/sft-tiny.toml");
+/// The GRPO preset of the embedded default (`examples/grpo-tiny.toml`): the run the TUI
+/// offers to launch.
+pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
+
 /// What a run works with: the session's store and folders, the tools and verifier, how
 /// models load, the control that steers it, and the async runtime rollouts run on.
 pub struct RunContext {
