@@ -1,5 +1,6 @@
 //! The train module against reference numbers and its own invariants: the GRPO fixture,
-//! SFT that learns, checkpoints that resume exactly, LoRA adapters, metrics files.
+//! SFT that learns, checkpoints that resume exactly, LoRA adapters, metrics files, and
+//! whole SFT and GRPO runs (killed and resumed).
 
 #[path = "train/checkpoints.rs"]
 mod checkpoints;
@@ -13,5 +14,7 @@ mod grpo_fixture;
 mod lora;
 #[path = "train/metrics.rs"]
 mod metrics;
+#[path = "train/runs.rs"]
+mod runs;
 #[path = "train/sft.rs"]
 mod sft;

@@ -15,7 +15,6 @@ use crate::run::{
 use crate::trajectory::{RunKind, RunStatus};
 use anyhow::Context;
 
-
 /// `rollscope` alone: the first-start pipeline, then the TUI (or, headless, GRPO too).
 pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     let context = run_context(cli, &super::model::RuntimeArgs::cpu())?;
@@ -54,7 +53,10 @@ pub fn cold_start(context: &RunContext) -> anyhow::Result<Option<RunOutcome>> {
     let paths = &context.paths;
     let base = paths.models_dir().join("base");
     if !base.join("config.json").is_file() {
-        eprintln!("first start: building the embedded default model in {}", base.display());
+        eprintln!(
+            "first start: building the embedded default model in {}",
+            base.display()
+        );
         let spinner = super::model::spinner("training its tokenizer and initialising".into());
         let built = embedded::init_folder(&base, &EmbeddedSpec::default(), &LoadOptions::default());
         spinner.finish_and_clear();

@@ -105,15 +105,30 @@ pub fn step_line(row: &MetricsRow, total: u64) -> String {
         "reward",
         value("reward").map(|r| format!("{r:.3} ± {:.3}", value("reward_std").unwrap_or(0.0))),
     );
-    add("success", value("success_rate").map(|s| format!("{:.0}%", 100.0 * s)));
+    add(
+        "success",
+        value("success_rate").map(|s| format!("{:.0}%", 100.0 * s)),
+    );
     add("loss", value("loss").map(|l| format!("{l:.4}")));
-    add("token acc", value("mean_token_accuracy").map(|a| format!("{:.1}%", 100.0 * a)));
+    add(
+        "token acc",
+        value("mean_token_accuracy").map(|a| format!("{:.1}%", 100.0 * a)),
+    );
     add("kl", value("kl").map(|k| format!("{k:.4}")));
     add("grad", value("grad_norm").map(|g| format!("{g:.2}")));
     add("lr", value("learning_rate").map(|l| format!("{l:.1e}")));
-    add("len", value("completions/mean_length").map(|l| format!("{l:.0} tok")));
-    add("zero-std", value("frac_reward_zero_std").map(|f| format!("{:.0}%", 100.0 * f)));
-    add("eval", value("eval/accuracy").map(|a| format!("{:.1}%", 100.0 * a)));
+    add(
+        "len",
+        value("completions/mean_length").map(|l| format!("{l:.0} tok")),
+    );
+    add(
+        "zero-std",
+        value("frac_reward_zero_std").map(|f| format!("{:.0}%", 100.0 * f)),
+    );
+    add(
+        "eval",
+        value("eval/accuracy").map(|a| format!("{:.1}%", 100.0 * a)),
+    );
     add("time", value("step_time").map(|t| format!("{t:.1} s")));
     parts.join(" · ")
 }

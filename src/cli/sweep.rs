@@ -125,7 +125,11 @@ mod tests {
     fn overrides_create_tables_and_read_toml_values() {
         let config = apply_overrides(
             "seed = 1\n[grpo]\nsteps = 5\n",
-            &["grpo.steps=10".into(), "tasks.train=arith:3".into(), "seed=2".into()],
+            &[
+                "grpo.steps=10".into(),
+                "tasks.train=arith:3".into(),
+                "seed=2".into(),
+            ],
         )
         .unwrap();
         assert_eq!(config["grpo"]["steps"].as_integer(), Some(10));
@@ -137,8 +141,11 @@ mod tests {
 
     #[test]
     fn a_sweep_is_the_grid_of_its_axes() {
-        let sweep = Sweep::parse(&["seed=0,1,2".into(), "trainer.learning_rate=1e-4,3e-4".into()])
-            .unwrap();
+        let sweep = Sweep::parse(&[
+            "seed=0,1,2".into(),
+            "trainer.learning_rate=1e-4,3e-4".into(),
+        ])
+        .unwrap();
         let points = sweep.points();
         assert_eq!(points.len(), 6);
         let config = points[5].apply(&apply_overrides("", &[]).unwrap()).unwrap();

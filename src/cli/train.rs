@@ -7,8 +7,8 @@ use super::run_progress::CliProgress;
 use super::sweep::{Sweep, apply_overrides};
 use crate::agent::tasks::TaskSetSpec;
 use crate::run::{
-    EvalConfig, RunConfig, RunContext, RunControl, RunOutcome, evaluate, local_policy,
-    resume_grpo, resume_sft, rollout_runtime, session_environment, train_grpo, train_sft,
+    EvalConfig, RunConfig, RunContext, RunControl, RunOutcome, evaluate, local_policy, resume_grpo,
+    resume_sft, rollout_runtime, session_environment, train_grpo, train_sft,
 };
 use crate::trajectory::{RunInfo, RunKind, RunStatus, now_millis};
 use anyhow::Context;
@@ -91,7 +91,8 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
     let path = args.config.as_ref().context("--config FILE is required")?;
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the run config {}", path.display()))?;
-    let base = apply_overrides(&text, &args.set).with_context(|| format!("in {}", path.display()))?;
+    let base =
+        apply_overrides(&text, &args.set).with_context(|| format!("in {}", path.display()))?;
     let sweep = Sweep::parse(&args.sweep)?;
     let mut outcomes = Vec::new();
     for point in sweep.points() {
@@ -129,7 +130,9 @@ pub(super) fn run_context(cli: &Cli, runtime_args: &RuntimeArgs) -> anyhow::Resu
     let stop = control.clone();
     runtime.spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("\nstopping after this step (a checkpoint is written); Ctrl-C again to abort");
+            eprintln!(
+                "\nstopping after this step (a checkpoint is written); Ctrl-C again to abort"
+            );
             stop.stop();
             if tokio::signal::ctrl_c().await.is_ok() {
                 std::process::exit(130);
@@ -236,9 +239,17 @@ pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
     info.step = 1;
     context.store.put_run(&info)?;
     if cli.json {
-        println!("{}", serde_json::json!({"run": run, "model": dir, "figures": figures}));
+        println!(
+            "{}",
+            serde_json::json!({"run": run, "model": dir, "figures": figures})
+        );
     } else {
-        println!("{run}: {} on {} tasks of {}", figures.line(), figures.tasks, args.tasks);
+        println!(
+            "{run}: {} on {} tasks of {}",
+            figures.line(),
+            figures.tasks,
+            args.tasks
+        );
         println!("  attempts stored: rollscope list --run {run}");
     }
     Ok(())

@@ -1,8 +1,8 @@
 //! The OpenAI chat-completions wire format, both ways: the requests our HTTP policy sends and
 //! `rollscope serve` reads, and the responses it writes and the HTTP policy reads.
 
-use super::chat::{read_message, read_messages, tool_specs, write_message};
 use super::ToolArguments;
+use super::chat::{read_message, read_messages, tool_specs, write_message};
 use crate::trajectory::Message;
 use serde_json::{Map, Value, json};
 

@@ -249,9 +249,19 @@ impl RunConfig {
         self.tasks.train_spec()?;
         self.tasks.eval_spec()?;
         let grpo = &self.grpo;
-        anyhow::ensure!(grpo.group >= 2, "grpo.group must be at least 2 (got {})", grpo.group);
-        anyhow::ensure!(grpo.tasks_per_step > 0, "grpo.tasks_per_step must be positive");
-        anyhow::ensure!(grpo.update.iterations > 0, "grpo.update.iterations must be positive");
+        anyhow::ensure!(
+            grpo.group >= 2,
+            "grpo.group must be at least 2 (got {})",
+            grpo.group
+        );
+        anyhow::ensure!(
+            grpo.tasks_per_step > 0,
+            "grpo.tasks_per_step must be positive"
+        );
+        anyhow::ensure!(
+            grpo.update.iterations > 0,
+            "grpo.update.iterations must be positive"
+        );
         anyhow::ensure!(
             (0.0..=1.0).contains(&grpo.curriculum.target),
             "grpo.curriculum.target must lie in [0, 1]"

@@ -125,8 +125,14 @@ mod tests {
         let state = CurriculumState { level: 1 };
         let first = draw.tasks(1, 16, state, &config).unwrap();
         let second = draw.tasks(2, 16, state, &config).unwrap();
-        assert_eq!(first[0].id, draw.tasks(1, 16, state, &config).unwrap()[0].id);
-        assert_eq!(second[14].id, first[0].id, "30 tasks: step 2 wraps after 14");
+        assert_eq!(
+            first[0].id,
+            draw.tasks(1, 16, state, &config).unwrap()[0].id
+        );
+        assert_eq!(
+            second[14].id, first[0].id,
+            "30 tasks: step 2 wraps after 14"
+        );
     }
 
     #[test]

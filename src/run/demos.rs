@@ -51,8 +51,7 @@ mod tests {
         let tasks = spec.load(Some(50), 7).unwrap();
         for task in &tasks {
             let messages = demonstration(task).expect("annotated solution");
-            let results: Vec<&Message> =
-                messages.iter().filter(|m| m.role == Role::Tool).collect();
+            let results: Vec<&Message> = messages.iter().filter(|m| m.role == Role::Tool).collect();
             assert!(!results.is_empty(), "{}", task.id);
             assert!(results.iter().all(|m| !m.is_error), "{}", task.id);
             let truth = task.ground_truth.as_deref().unwrap();

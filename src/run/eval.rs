@@ -3,8 +3,8 @@
 
 use super::config::EvalConfig;
 use crate::agent::rollout::{Environment, Policy, RolloutConfig, RolloutRequest, run_rollouts};
-use crate::curate::analysis::{Distance, RecordFacts};
 use crate::curate::analysis::pass_at_k::pass_at_k;
+use crate::curate::analysis::{Distance, RecordFacts};
 use crate::trajectory::{Role, Task, Trajectory};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};

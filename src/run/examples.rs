@@ -34,7 +34,8 @@ pub fn sft_examples(chat: &Chat, config: &RunConfig, max_tokens: usize) -> anyho
     };
     for (name, messages, tools) in conversations {
         let Some(messages) = messages else {
-            data.skipped.push(format!("{name}: no annotated solution to script"));
+            data.skipped
+                .push(format!("{name}: no annotated solution to script"));
             continue;
         };
         let encoded = chat

@@ -84,10 +84,11 @@ pub fn resume_grpo(
         Some(checkpoint) => {
             let (trainer, state) = Trainer::load_checkpoint(&checkpoint, &context.load)?;
             let step = state.extra["step"].as_u64().unwrap_or(0);
-            let curriculum = serde_json::from_value(state.extra["curriculum"].clone())
-                .unwrap_or(CurriculumState {
+            let curriculum = serde_json::from_value(state.extra["curriculum"].clone()).unwrap_or(
+                CurriculumState {
                     level: config.grpo.curriculum.start_level,
-                });
+                },
+            );
             let meta = CheckpointMeta {
                 base_model: state.base_model,
                 parent: state.parent,
@@ -167,7 +168,10 @@ impl GrpoRun {
         }
         let mut status = RunStatus::Done;
         while self.step < total {
-            if !context.control.wait_while_paused(|| on_event(RunEvent::Paused)) {
+            if !context
+                .control
+                .wait_while_paused(|| on_event(RunEvent::Paused))
+            {
                 status = RunStatus::Stopped;
                 break;
             }
@@ -251,20 +255,29 @@ impl GrpoRun {
                 total: grpo.update.iterations as u64,
             });
             let train_started = Instant::now();
-            let batch = GrpoBatch::new(&prepared.samples, trainer.pad_id(), trainer.model().device())?;
+            let batch = GrpoBatch::new(
+                &prepared.samples,
+                trainer.pad_id(),
+                trainer.model().device(),
+            )?;
             let update = trainer.grpo_update(&batch, self.reference.as_ref(), &grpo.update)?;
             values.extend(update.metric_values());
             values.insert("timing/train".into(), train_started.elapsed().as_secs_f64());
         }
         let success = values.get("success_rate").copied().unwrap_or(0.0);
-        self.curriculum = self.draw.next(self.curriculum, success, grpo.curriculum.target);
+        self.curriculum = self
+            .draw
+            .next(self.curriculum, success, grpo.curriculum.target);
         if grpo.curriculum.enabled {
             values.insert("curriculum/level".into(), f64::from(self.curriculum.level));
         }
         let seconds = started.elapsed().as_secs_f64();
         let tokens: usize = rollouts.trajectories.iter().map(super::policy_tokens).sum();
         values.insert("step_time".into(), seconds);
-        values.insert("tokens_per_second".into(), tokens as f64 / seconds.max(1e-9));
+        values.insert(
+            "tokens_per_second".into(),
+            tokens as f64 / seconds.max(1e-9),
+        );
         Ok(values)
     }
 
@@ -287,6 +300,11 @@ impl GrpoRun {
         });
         let dir = checkpoint_dir(&self.files.checkpoints(), self.step);
         trainer.save_checkpoint(&dir, &self.meta)?;
-        record_status(&context.store, &mut self.info, self.step, RunStatus::Running)
+        record_status(
+            &context.store,
+            &mut self.info,
+            self.step,
+            RunStatus::Running,
+        )
     }
 }

@@ -100,7 +100,10 @@ pub fn load_run(
     id: &str,
 ) -> anyhow::Result<(RunInfo, RunConfig, RunFiles)> {
     let info = store.get_run(id)?.with_context(|| {
-        format!("no run `{id}` in session `{}`; `rollscope sessions` and the Runs tab list them", paths.name)
+        format!(
+            "no run `{id}` in session `{}`; `rollscope sessions` and the Runs tab list them",
+            paths.name
+        )
     })?;
     let files = RunFiles::of(paths, id);
     let config = RunConfig::load(&files.config())?;

@@ -24,9 +24,9 @@ pub use lifecycle::{RunFiles, eval_run, starting_model};
 pub use sft_run::{resume_sft, train_sft};
 
 use crate::agent::rollout::{Environment, LocalPolicy, Policy};
-use crate::model::{LanguageModel, LoadOptions};
 use crate::agent::tools::{SandboxLimits, ToolRegistry};
 use crate::agent::verifier::Verifier;
+use crate::model::{LanguageModel, LoadOptions};
 use crate::session::{SessionConfig, SessionPaths};
 use crate::store::Store;
 use crate::train::Trainer;

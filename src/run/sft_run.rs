@@ -60,7 +60,11 @@ pub fn resume_sft(
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
     let (info, config, files) = load_run(&context.store, &context.paths, id)?;
-    anyhow::ensure!(info.kind == RunKind::Sft, "run {id} is a {} run, not SFT", info.kind.as_str());
+    anyhow::ensure!(
+        info.kind == RunKind::Sft,
+        "run {id} is a {} run, not SFT",
+        info.kind.as_str()
+    );
     let Some(checkpoint) = latest_checkpoint(&files.checkpoints())? else {
         anyhow::bail!(
             "run {id} has no checkpoint yet (it saves one every {} steps); start it again with \
@@ -154,7 +158,10 @@ impl SftRun {
             if step <= self.step {
                 continue;
             }
-            if !context.control.wait_while_paused(|| on_event(RunEvent::Paused)) {
+            if !context
+                .control
+                .wait_while_paused(|| on_event(RunEvent::Paused))
+            {
                 status = RunStatus::Stopped;
                 break;
             }
@@ -171,8 +178,7 @@ impl SftRun {
                 figures.tokens as f64 / seconds.max(1e-9),
             );
             if step == last {
-                let figures =
-                    evaluate_policy(context, config, &trainer, &run, step, on_event)?;
+                let figures = evaluate_policy(context, config, &trainer, &run, step, on_event)?;
                 values.extend(figures.metric_values());
                 eval = Some(figures);
             }
@@ -212,7 +218,12 @@ impl SftRun {
         on_event(progress(self.step, Phase::Checkpoint));
         let dir = checkpoint_dir(&self.files.checkpoints(), self.step);
         trainer.save_checkpoint(&dir, &self.meta)?;
-        record_status(&context.store, &mut self.info, self.step, RunStatus::Running)
+        record_status(
+            &context.store,
+            &mut self.info,
+            self.step,
+            RunStatus::Running,
+        )
     }
 }
 
