@@ -3,6 +3,7 @@
 
 use super::Cli;
 use super::bench_export::{ExportBenchArgs, bench_export};
+use super::bench_grpo::{BenchGrpoArgs, bench_grpo};
 use super::bench_model::{BenchModelArgs, bench_model};
 use super::bench_store::{StoreBenchArgs, bench_store};
 use super::bench_train::{BenchTrainArgs, bench_train};
@@ -25,6 +26,9 @@ pub enum BenchCommand {
     /// One GRPO update (reference and policy forward, loss, backward, AdamW) and one SFT
     /// step through the trainer.
     Train(BenchTrainArgs),
+    /// One end-to-end GRPO step (generation, reward, reference, loss, backward, AdamW), with
+    /// `--trl PYTHON` side by side with TRL's GRPOTrainer.
+    Grpo(BenchGrpoArgs),
 }
 
 /// Runs a benchmark.
@@ -35,5 +39,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Tui(args) => bench_tui(cli, args),
         BenchCommand::Export(args) => bench_export(cli.json, args),
         BenchCommand::Train(args) => bench_train(cli, args),
+        BenchCommand::Grpo(args) => bench_grpo(cli, args),
     }
 }

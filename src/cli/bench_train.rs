@@ -45,9 +45,14 @@ pub struct BenchTrainArgs {
     pub runtime: RuntimeArgs,
 }
 
-fn bench_model(args: &BenchTrainArgs) -> anyhow::Result<LanguageModel> {
-    if let Some(dir) = &args.model {
-        return load_model(dir, &args.runtime);
+/// The model folder `model`, or the ~10M-parameter Qwen2 benchmark shape with random weights
+/// and a tokenizer trained on the shipped GSM8K text.
+pub(super) fn bench_language_model(
+    model: Option<&std::path::Path>,
+    runtime: &RuntimeArgs,
+) -> anyhow::Result<LanguageModel> {
+    if let Some(dir) = model {
+        return load_model(dir, runtime);
     }
     let corpus: Vec<String> = gsm8k_rows(GSM8K_TEST)
         .iter()
@@ -56,7 +61,7 @@ fn bench_model(args: &BenchTrainArgs) -> anyhow::Result<LanguageModel> {
     Ok(embedded::build(
         &EmbeddedSpec::bench(),
         &corpus,
-        &args.runtime.load_options()?,
+        &runtime.load_options()?,
     )?)
 }
 
@@ -74,7 +79,7 @@ pub fn bench_train(cli: &Cli, args: &BenchTrainArgs) -> anyhow::Result<()> {
         args.repeats > 0 && args.batch > 0 && args.tokens >= 16,
         "counts must be positive and sequences at least 16 tokens"
     );
-    let model = bench_model(args)?;
+    let model = bench_language_model(args.model.as_deref(), &args.runtime)?;
     let parameters = model.config.parameter_count();
     let vocab = model.config.vocab_size;
     let lora = args.lora_rank.map(|rank| LoraConfig {

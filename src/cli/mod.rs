@@ -3,6 +3,7 @@
 mod agent;
 mod bench;
 mod bench_export;
+mod bench_grpo;
 mod bench_model;
 mod bench_steps;
 mod bench_store;
@@ -120,8 +121,8 @@ pub enum Command {
     Generate(model::GenerateArgs),
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
-    /// Measure speed and memory: `bench store`, `bench model`, `bench train`, `bench tui`,
-    /// `bench export`.
+    /// Measure speed and memory: `bench store`, `bench model`, `bench train`, `bench grpo`,
+    /// `bench tui`, `bench export`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).

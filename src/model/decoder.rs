@@ -108,10 +108,22 @@ impl Decoder {
     /// Runs the waiting tokens of the chosen sequences into their caches now.
     pub fn prefill(&mut self, ids: &[SequenceId]) -> Result<()> {
         let chosen = chosen(&mut self.sequences, ids)?;
-        let work: Vec<&mut Sequence> = chosen
+        let (steps, prompts): (Vec<&mut Sequence>, Vec<&mut Sequence>) = chosen
             .into_iter()
             .filter(|sequence| !sequence.pending().is_empty())
-            .collect();
+            .partition(|sequence| sequence.pending().len() == 1);
+        Self::extend(&self.network, steps)?;
+        for prompt in prompts {
+            Self::extend(&self.network, vec![prompt])?;
+        }
+        Ok(())
+    }
+
+    /// One packed forward over the waiting tokens of `work`. Decoding steps (one token each)
+    /// share a forward, in the small-batch kernel that computes each row alike in any batch;
+    /// longer extensions (prompts, observations) run one sequence per forward, so a
+    /// sequence's numbers never depend on which other sequences are in flight.
+    fn extend(network: &Network, work: Vec<&mut Sequence>) -> Result<()> {
         if work.is_empty() {
             return Ok(());
         }
@@ -128,7 +140,7 @@ impl Decoder {
             pending.push((&tokens[start..], cache));
             logit_slots.push(next_logits);
         }
-        let logits = self.network.extend(pending)?;
+        let logits = network.extend(pending)?;
         for (slot, row) in logit_slots.into_iter().zip(logits) {
             *slot = Some(row);
         }

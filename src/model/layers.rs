@@ -53,19 +53,21 @@ pub fn project(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> 
     reshaped(&out, &dims)
 }
 
-/// Inference forward of a linear layer on `x [rows, in]`. With the `decode` kernels and up to
-/// 16 f32 rows on the CPU it runs the few-rows kernel, which streams each weight row once.
-/// Otherwise, for 2 to 16 rows it computes `(W·xᵀ)ᵀ`, which candle's gemm runs about 1.8×
-/// faster than `x·Wᵀ` because the weight is streamed instead of packed.
+/// Inference forward of a linear layer on `x [rows, in]`. With the `decode` kernels (a
+/// decoding step: one row per sequence) and f32 rows on the CPU it runs the few-rows kernel,
+/// which streams each weight row once and computes every row the same way whatever the other
+/// rows are, so a sequence samples the same tokens in any batch. On other devices, for 2 to
+/// 16 rows it computes `(W·xᵀ)ᵀ`, which gemm runs about 1.8× faster than `x·Wᵀ` because
+/// the weight is streamed instead of packed.
 pub fn forward_rows(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
     let rows = x.dim(0)?;
     if layer.adapter().is_some() {
         return layer.forward(x);
     }
-    if kernels.decode && x.rank() == 2 && rows <= MAX_FEW_ROWS && on_host_f32(x) {
+    if kernels.decode && kernels.few_rows && x.rank() == 2 && on_host_f32(x) {
         return kernels::few_rows_linear(x, layer.weight(), layer.bias(), kernels.isa);
     }
-    if x.rank() != 2 || !(2..=16).contains(&rows) {
+    if x.rank() != 2 || !(2..=MAX_FEW_ROWS).contains(&rows) || on_host(x) {
         return layer.forward(x);
     }
     let product = layer.weight().matmul(&x.t()?)?.t()?.contiguous()?;
@@ -174,8 +176,8 @@ impl Mlp {
 
     /// Inference forward on packed rows `[rows, hidden]` (see `forward_rows`).
     pub fn forward_fast(&self, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
-        let few_rows = x.rank() == 2 && x.dim(0)? <= MAX_FEW_ROWS && on_host_f32(x);
-        let gated = if kernels.decode && few_rows && self.plain_gate_and_up() {
+        let host_rows = x.rank() == 2 && on_host_f32(x);
+        let gated = if kernels.decode && kernels.few_rows && host_rows && self.plain_gate_and_up() {
             let (gate, up) = (self.gate_proj.weight(), self.up_proj.weight());
             kernels::few_rows_swiglu(x, gate, up, kernels.isa)?
         } else {

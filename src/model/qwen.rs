@@ -274,7 +274,11 @@ impl Qwen {
             .iter_mut()
             .map(|segment| &mut *segment.cache)
             .collect();
-        let kernels = &self.kernels;
+        let decoding = rows.iter().all(|row| row.count == 1);
+        let kernels = &Kernels {
+            few_rows: self.kernels.few_rows && decoding,
+            ..self.kernels
+        };
         let mut x = self.embed_tokens.forward(&ids)?;
         for (index, layer) in self.layers.iter().enumerate() {
             let normed = layer.input_layernorm.forward_fast(&x)?;

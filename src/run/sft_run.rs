@@ -10,7 +10,7 @@ use super::{RunContext, RunOutcome, evaluate_policy, save_final_policy};
 use crate::model::LanguageModel;
 use crate::train::schedule::LrSchedule;
 use crate::train::{
-    BatchLimits, CheckpointMeta, MetricsWriter, Trainer, checkpoint_dir, latest_checkpoint,
+    BatchLimits, CheckpointMeta, MetricsWriter, SftExample, Trainer, checkpoint_dir, latest_checkpoint,
     length_batches, metrics_row,
 };
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
@@ -26,7 +26,7 @@ pub fn train_sft(
     let model_dir = super::lifecycle::starting_model(&context.paths, config)?;
     let model = LanguageModel::load(&model_dir, &context.load)?;
     let data = sft_examples(&model.chat, config, model.config.max_position_embeddings)?;
-    let total = total_steps(config, data.examples.len());
+    let total = plan(config, &data.examples).len() as u64;
     let (info, files) = start_run(
         &context.store,
         &context.paths,
@@ -95,10 +95,16 @@ pub fn resume_sft(
     run.go(context, &config, trainer, on_event)
 }
 
-fn total_steps(config: &RunConfig, examples: usize) -> u64 {
-    let lengths = vec![1; examples];
-    let per_epoch = length_batches(&lengths, limits(config), config.seed, 0).len();
-    (per_epoch * config.sft.epochs) as u64
+/// The batches of every epoch, in order: `(epoch, indices)`.
+fn plan(config: &RunConfig, examples: &[SftExample]) -> Vec<(u64, Vec<usize>)> {
+    let lengths: Vec<usize> = examples.iter().map(|e| e.len()).collect();
+    (0..config.sft.epochs as u64)
+        .flat_map(|epoch| {
+            length_batches(&lengths, limits(config), config.seed, epoch)
+                .into_iter()
+                .map(move |batch| (epoch, batch))
+        })
+        .collect()
 }
 
 fn limits(config: &RunConfig) -> BatchLimits {
@@ -124,7 +130,7 @@ struct SftRun {
     files: RunFiles,
     metrics: MetricsWriter,
     meta: CheckpointMeta,
-    examples: Vec<crate::train::SftExample>,
+    examples: Vec<SftExample>,
     step: u64,
 }
 
@@ -143,14 +149,7 @@ impl SftRun {
             step: self.step,
             total_steps: total,
         });
-        let lengths: Vec<usize> = self.examples.iter().map(|e| e.len()).collect();
-        let plan: Vec<(u64, Vec<usize>)> = (0..config.sft.epochs as u64)
-            .flat_map(|epoch| {
-                length_batches(&lengths, limits(config), config.seed, epoch)
-                    .into_iter()
-                    .map(move |batch| (epoch, batch))
-            })
-            .collect();
+        let plan = plan(config, &self.examples);
         let last = plan.len() as u64;
         let mut status = RunStatus::Done;
         let mut eval = None;

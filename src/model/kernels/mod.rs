@@ -73,6 +73,10 @@ pub struct Kernels {
     pub log_probs: bool,
     /// Decoding through the host KV cache and the small-batch matmul.
     pub decode: bool,
+    /// Whether a decoding forward may take the small-batch matmul: on for steps of one token
+    /// per sequence, off for forwards that extend sequences by more (a packed forward sets
+    /// it), so each row is computed the same way whatever shares its batch.
+    pub few_rows: bool,
     /// The instruction set of the hand-written loops.
     pub isa: Isa,
 }
@@ -94,6 +98,7 @@ impl Kernels {
             mlp: true,
             log_probs: true,
             decode: true,
+            few_rows: true,
             isa: Isa::detect(),
         }
     }
@@ -108,6 +113,7 @@ impl Kernels {
             mlp: false,
             log_probs: false,
             decode: false,
+            few_rows: false,
             isa: Isa::detect(),
         }
     }
