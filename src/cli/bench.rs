@@ -1,9 +1,10 @@
-//! `rollscope bench …`: measured figures for the store, the model, training, the TUI and
-//! exports.
+//! `rollscope bench …`: measured figures for the store, the model, training, the TUI,
+//! exports and the rollout loop.
 
 use super::Cli;
 use super::bench_export::{ExportBenchArgs, bench_export};
 use super::bench_model::{BenchModelArgs, bench_model};
+use super::bench_rollout::{BenchRolloutArgs, bench_rollout};
 use super::bench_store::{StoreBenchArgs, bench_store};
 use super::bench_train::{BenchTrainArgs, bench_train};
 use super::bench_tui::{TuiBenchArgs, bench_tui};
@@ -25,6 +26,9 @@ pub enum BenchCommand {
     /// One GRPO update (reference and policy forward, loss, backward, AdamW) and one SFT
     /// step through the trainer.
     Train(BenchTrainArgs),
+    /// The rollout loop's overlap of generation and tools: 64 rollouts × 4 turns ending in
+    /// a 50 ms tool call, against generation alone and tools one at a time.
+    Rollout(BenchRolloutArgs),
 }
 
 /// Runs a benchmark.
@@ -35,5 +39,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Tui(args) => bench_tui(cli, args),
         BenchCommand::Export(args) => bench_export(cli.json, args),
         BenchCommand::Train(args) => bench_train(cli, args),
+        BenchCommand::Rollout(args) => bench_rollout(cli, args),
     }
 }

@@ -4,6 +4,7 @@ mod agent;
 mod bench;
 mod bench_export;
 mod bench_model;
+mod bench_rollout;
 mod bench_steps;
 mod bench_store;
 mod bench_train;
@@ -112,7 +113,7 @@ pub enum Command {
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
     /// Measure speed and memory: `bench store`, `bench model`, `bench train`, `bench tui`,
-    /// `bench export`.
+    /// `bench export`, `bench rollout`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
