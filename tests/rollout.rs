@@ -3,6 +3,8 @@
 
 #[path = "rollout/scripted.rs"]
 mod scripted;
+#[path = "rollout/tool_limit.rs"]
+mod tool_limit;
 
 use rollscope::agent::reward::RewardConfig;
 use rollscope::agent::rollout::{
@@ -263,4 +265,36 @@ fn hostile_policy_output_ends_as_observations_and_stop_reasons() {
     assert!(observation.latency_ms.is_some());
     let truncated = by_name("truncated");
     assert_eq!(truncated.stop_reason, StopReason::MaxTokens);
+}
+
+#[test]
+fn max_concurrent_tools_bounds_the_calls_running_at_once() {
+    for limit in [1, 2] {
+        let probe = Arc::new(tool_limit::Probe::new(limit + 1));
+        let done = tool_limit::run_probe(probe.clone(), limit, 100);
+        assert_eq!(done.len(), 6);
+        for trajectory in &done {
+            assert_eq!(trajectory.stop_reason, StopReason::MaxTurns);
+            let observations: Vec<_> = trajectory
+                .messages
+                .iter()
+                .filter(|m| m.role == Role::Tool)
+                .collect();
+            assert_eq!(observations.len(), 4, "two turns of two calls are answered");
+            assert!(observations.iter().all(|m| !m.is_error));
+        }
+        assert_eq!(
+            probe.most(),
+            limit,
+            "calls wait for a partner beyond the limit, which never comes"
+        );
+    }
+    let probe = Arc::new(tool_limit::Probe::new(8));
+    let done = tool_limit::run_probe(probe.clone(), 0, 10_000);
+    assert_eq!(done.len(), 6);
+    assert!(
+        probe.most() >= 8,
+        "without a limit the calls of many episodes run together: {}",
+        probe.most()
+    );
 }

@@ -1,10 +1,11 @@
-//! `rollscope bench …`: measured figures for the store, the model, training, the TUI and
-//! exports.
+//! `rollscope bench …`: measured figures for the store, the model, training, the TUI,
+//! exports and the rollout loop.
 
 use super::Cli;
 use super::bench_export::{ExportBenchArgs, bench_export};
 use super::bench_grpo::{BenchGrpoArgs, bench_grpo};
 use super::bench_model::{BenchModelArgs, bench_model};
+use super::bench_rollout::{BenchRolloutArgs, bench_rollout};
 use super::bench_store::{StoreBenchArgs, bench_store};
 use super::bench_train::{BenchTrainArgs, bench_train};
 use super::bench_tui::{TuiBenchArgs, bench_tui};
@@ -29,6 +30,9 @@ pub enum BenchCommand {
     /// One end-to-end GRPO step (generation, reward, reference, loss, backward, AdamW), with
     /// `--trl PYTHON` side by side with TRL's GRPOTrainer.
     Grpo(BenchGrpoArgs),
+    /// The rollout loop's overlap of generation and tools: 64 rollouts × 4 turns ending in
+    /// a 50 ms tool call, against generation alone and tools one at a time.
+    Rollout(BenchRolloutArgs),
 }
 
 /// Runs a benchmark.
@@ -40,5 +44,6 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Export(args) => bench_export(cli.json, args),
         BenchCommand::Train(args) => bench_train(cli, args),
         BenchCommand::Grpo(args) => bench_grpo(cli, args),
+        BenchCommand::Rollout(args) => bench_rollout(cli, args),
     }
 }

@@ -5,6 +5,7 @@ mod bench;
 mod bench_export;
 mod bench_grpo;
 mod bench_model;
+mod bench_rollout;
 mod bench_steps;
 mod bench_store;
 mod bench_train;
@@ -122,7 +123,7 @@ pub enum Command {
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
     /// Measure speed and memory: `bench store`, `bench model`, `bench train`, `bench grpo`,
-    /// `bench tui`, `bench export`.
+    /// `bench rollout`, `bench tui`, `bench export`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).

@@ -8,7 +8,32 @@ use crate::agent::protocol::{CallBlock, check_stored_call, parse_turn};
 use crate::model::{SamplingParams, SequenceId};
 use crate::trajectory::{Message, StopReason, TokenTrace};
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Instant;
+use tokio::sync::Semaphore;
+
+/// The turns tool calls take when a run limits how many run at once; cheap to clone.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ToolSlots {
+    slots: Option<Arc<Semaphore>>,
+}
+
+impl ToolSlots {
+    /// At most `limit` calls at once (0 = no limit).
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            slots: (limit > 0).then(|| Arc::new(Semaphore::new(limit))),
+        }
+    }
+
+    /// Waits for a slot; the call runs while the returned guard lives.
+    async fn take(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        match &self.slots {
+            Some(slots) => slots.clone().acquire_owned().await.ok(),
+            None => None,
+        }
+    }
+}
 
 /// Where an episode stands; cloned at turn boundaries to start Monte-Carlo continuations.
 #[derive(Clone, Debug, Default)]
@@ -109,6 +134,7 @@ pub async fn run(
     policy: &Policy,
     environment: &Environment,
     config: &RolloutConfig,
+    slots: &ToolSlots,
     tools: &[Value],
     sampling: SamplingParams,
     mut state: EpisodeState,
@@ -200,7 +226,7 @@ pub async fn run(
             state.stop = Some(StopReason::MaxTurns);
             break;
         }
-        let observations = execute_calls(environment, config, &turn.calls, &mut state).await;
+        let observations = execute_calls(environment, config, slots, &turn.calls, &mut state).await;
         if let Policy::Local { chat, .. } = policy {
             let history_len = state.messages.len();
             match chat.observation_ids(&state.messages[..history_len], &observations, tools) {
@@ -273,17 +299,22 @@ fn api_turn(mut message: Message, finish_reason: &str, tools: &[Value], turn: us
 async fn execute_calls(
     environment: &Environment,
     config: &RolloutConfig,
+    slots: &ToolSlots,
     calls: &[CallBlock],
     state: &mut EpisodeState,
 ) -> Vec<Message> {
     let started = Instant::now();
-    let deadline = started + config.tool_timeout();
+    let timeout = config.tool_timeout();
     let running: Vec<_> = calls
         .iter()
         .map(|call| {
             let tools = environment.tools.clone();
             let call = call.clone();
-            tokio::spawn(async move { tools.execute(&call, deadline).await })
+            let slots = slots.clone();
+            tokio::spawn(async move {
+                let _slot = slots.take().await;
+                tools.execute(&call, Instant::now() + timeout).await
+            })
         })
         .collect();
     let mut messages = Vec::with_capacity(running.len());

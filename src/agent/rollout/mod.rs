@@ -7,6 +7,7 @@ mod episode;
 mod http;
 mod local;
 
+use episode::ToolSlots;
 pub use episode::{Checkpoint, EpisodeState};
 pub use http::HttpPolicy;
 pub use local::{DecodeStats, GeneratedTurn, LocalPolicy, Start, TurnFinish};
@@ -54,6 +55,9 @@ pub struct RolloutConfig {
     pub prm_monte_carlo: usize,
     /// Episodes in flight at most.
     pub max_in_flight: usize,
+    /// Tool calls running at once across the run, at most (0 = no limit). A call waiting
+    /// for its turn has not started: its deadline counts from when it does.
+    pub max_concurrent_tools: usize,
 }
 
 impl Default for RolloutConfig {
@@ -71,6 +75,7 @@ impl Default for RolloutConfig {
             prm_rule: true,
             prm_monte_carlo: 0,
             max_in_flight: 256,
+            max_concurrent_tools: 0,
         }
     }
 }
@@ -157,17 +162,19 @@ pub async fn run_rollouts(
     mut on_done: impl FnMut(Trajectory),
 ) {
     let permits = Arc::new(Semaphore::new(config.max_in_flight.max(1)));
+    let slots = ToolSlots::new(config.max_concurrent_tools);
     let mut running = JoinSet::new();
     for request in requests {
-        let (policy, environment, config, permits) = (
+        let (policy, environment, config, permits, slots) = (
             policy.clone(),
             environment.clone(),
             config.clone(),
             permits.clone(),
+            slots.clone(),
         );
         running.spawn(async move {
             let _permit = permits.acquire_owned().await;
-            rollout(&policy, &environment, &config, &request).await
+            rollout_in(&policy, &environment, &config, &request, &slots).await
         });
     }
     while let Some(finished) = running.join_next().await {
@@ -191,12 +198,25 @@ pub fn offered_tools(task: &Task, config: &RolloutConfig) -> Vec<Value> {
         .collect()
 }
 
-/// One rollout from the task's prompt to its scored trajectory.
+/// One rollout from the task's prompt to its scored trajectory; `max_concurrent_tools`
+/// limits its own tool calls.
 pub async fn rollout(
     policy: &Policy,
     environment: &Environment,
     config: &RolloutConfig,
     request: &RolloutRequest,
+) -> Trajectory {
+    let slots = ToolSlots::new(config.max_concurrent_tools);
+    rollout_in(policy, environment, config, request, &slots).await
+}
+
+/// One rollout whose tool calls take their turn in `slots`, shared with the rest of a run.
+async fn rollout_in(
+    policy: &Policy,
+    environment: &Environment,
+    config: &RolloutConfig,
+    request: &RolloutRequest,
+    slots: &ToolSlots,
 ) -> Trajectory {
     let started = Instant::now();
     let started_at = now_millis();
@@ -222,6 +242,7 @@ pub async fn rollout(
             policy,
             environment,
             config,
+            slots,
             &tools,
             sampling.clone(),
             initial,
@@ -245,6 +266,7 @@ pub async fn rollout(
             policy,
             environment,
             config,
+            slots,
             request,
             &tools,
             &state,
@@ -318,6 +340,7 @@ async fn monte_carlo_scores(
     policy: &Policy,
     environment: &Environment,
     config: &RolloutConfig,
+    slots: &ToolSlots,
     request: &RolloutRequest,
     tools: &[Value],
     state: &EpisodeState,
@@ -337,6 +360,7 @@ async fn monte_carlo_scores(
                 policy,
                 environment,
                 config,
+                slots,
                 tools,
                 SamplingParams {
                     seed,
