@@ -51,7 +51,9 @@ pub fn draw(frame: &mut Frame, area: Rect, theme: &Theme, form: &LaunchForm) {
         lines.push(Line::from(spans));
     }
     lines.push(Line::default());
-    lines.push(Line::from(span(theme, Tone::Muted, kept(form))));
+    for text in kept(form) {
+        lines.push(Line::from(span(theme, Tone::Muted, text)));
+    }
     lines.push(Line::default());
     match &form.problem {
         Some((_, message)) => lines.push(Line::from(span(theme, Tone::Fail, inert(message)))),
@@ -98,20 +100,22 @@ fn hint(form: &LaunchForm, field: LaunchField) -> Option<String> {
     }
 }
 
-/// What the run keeps from its base config.
-fn kept(form: &LaunchForm) -> String {
+/// What the run keeps from its base config, in two lines.
+fn kept(form: &LaunchForm) -> [String; 2] {
     let config = &form.base;
     let objective = &config.grpo.update.objective;
-    format!(
-        "kept: {} tasks/step · ε {}/{} · {} new tokens × {} turns · eval {} tasks every {} \
-         steps · checkpoint every {}",
-        config.grpo.tasks_per_step,
-        objective.epsilon_low,
-        objective.epsilon_high,
-        config.rollout.max_new_tokens,
-        config.rollout.max_turns,
-        config.tasks.eval_size,
-        config.eval.every,
-        config.checkpoint_every
-    )
+    [
+        format!(
+            "kept: {} tasks/step · ε {}/{} · {} new tokens × {} turns",
+            config.grpo.tasks_per_step,
+            objective.epsilon_low,
+            objective.epsilon_high,
+            config.rollout.max_new_tokens,
+            config.rollout.max_turns,
+        ),
+        format!(
+            "      eval {} tasks every {} steps · checkpoint every {}",
+            config.tasks.eval_size, config.eval.every, config.checkpoint_every
+        ),
+    ]
 }
