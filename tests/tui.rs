@@ -12,6 +12,8 @@ mod content;
 mod curate_views;
 #[path = "tui/engine.rs"]
 mod engine;
+#[path = "tui/engine_runs.rs"]
+mod engine_runs;
 #[path = "tui/robust.rs"]
 mod robust;
 #[path = "tui/settings.rs"]
@@ -22,5 +24,7 @@ mod snapshots;
 mod update_annotate;
 #[path = "tui/update_nav.rs"]
 mod update_nav;
+#[path = "tui/update_runs.rs"]
+mod update_runs;
 #[path = "tui/update_views.rs"]
 mod update_views;

@@ -1,6 +1,7 @@
 //! What the UI (or a CLI command) asks the engine to do: the `Command` channel's messages.
 
 use crate::curate::{AuditOptions, ExportRequest, SelectionRules};
+use crate::run::RunConfig;
 use crate::store::{Filter, SortKey};
 use crate::trajectory::{ErrorKind, Label, LabelStatus, MetricsRow, TrajectoryId};
 use std::ops::Range;
@@ -151,6 +152,16 @@ pub enum Command {
         /// The rows wanted first.
         window: Range<usize>,
     },
+    /// Starts a GRPO run with this config on a thread of its own (one at a time); its
+    /// progress comes as `Update::RunChanged`, each step's row as `Update::MetricsAppended`.
+    LaunchRun(Box<RunConfig>),
+    /// Pauses the run the engine trains after its current step.
+    PauseRun(String),
+    /// Lets the paused run go on; a stopped or failed GRPO run of the session continues from
+    /// its latest checkpoint.
+    ResumeRun(String),
+    /// Stops the run the engine trains after its current step, with a checkpoint.
+    StopRun(String),
 }
 
 impl Command {
@@ -185,6 +196,10 @@ impl Command {
             Self::PreviewSelection { .. } => "previewing the selection",
             Self::Export(_) => "exporting",
             Self::ListAudit { .. } => "auditing",
+            Self::LaunchRun(_) => "launching a run",
+            Self::PauseRun(_) => "pausing a run",
+            Self::ResumeRun(_) => "resuming a run",
+            Self::StopRun(_) => "stopping a run",
         }
     }
 }

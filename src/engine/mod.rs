@@ -9,13 +9,19 @@ mod command;
 pub mod demo;
 mod jobs;
 mod overview;
+mod training;
 mod update;
 mod worker;
 
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
 pub use overview::Overview;
-pub use update::{EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, Update, Window};
+pub use update::{
+    EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, RunActivity, RunProgress, Update,
+    Window,
+};
 
+use crate::model::LoadOptions;
+use crate::session::SessionPaths;
 use crate::store::Store;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -26,10 +32,16 @@ use std::thread::JoinHandle;
 pub struct EngineConfig {
     /// Who labels are attributed to.
     pub annotator: Option<String>,
+    /// The session's folders, where launched runs find their model and write theirs (no
+    /// session: runs cannot be launched).
+    pub session: Option<SessionPaths>,
+    /// Device and dtype of the models launched runs train.
+    pub load: LoadOptions,
 }
 
 /// A running engine: send it commands; its updates arrive on the receiver `spawn` returned.
-/// Dropping it lets the worker finish the commands already sent, then waits for it.
+/// Dropping it lets the worker finish the commands already sent, stops a training run after
+/// its current step (with a checkpoint), then waits for both.
 pub struct Engine {
     commands: Option<Sender<Command>>,
     thread: Option<JoinHandle<()>>,
@@ -62,7 +74,8 @@ impl Engine {
             .is_some_and(|sender| sender.send(command).is_ok())
     }
 
-    /// Lets the worker finish the commands already sent, and waits for it.
+    /// Lets the worker finish the commands already sent, stops a training run after its
+    /// current step, and waits for them.
     pub fn shutdown(mut self) {
         self.stop();
     }

@@ -4,9 +4,10 @@ use super::EngineConfig;
 use super::command::{Command, GroupKey, LabelDraft, Listing, Tag};
 use super::jobs;
 use super::overview::Overview;
+use super::training::{Start, Training, Workspace};
 use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
 use crate::store::{Filter, Query, Store, Summary};
-use crate::trajectory::{Label, Trajectory, TrajectoryId, now_millis};
+use crate::trajectory::{Label, RunKind, RunStatus, Trajectory, TrajectoryId, now_millis};
 use anyhow::Context;
 use std::ops::Range;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub(super) struct Worker {
     updates: Sender<Update>,
     held: Option<Held>,
     stored: Option<usize>,
+    training: Option<Training>,
 }
 
 impl Worker {
@@ -35,16 +37,18 @@ impl Worker {
             updates,
             held: None,
             stored: None,
+            training: None,
         }
     }
 
     /// Handles commands until every sender is gone; says `Idle` whenever the queue empties.
+    /// Then stops a training run after its current step and waits for it.
     pub(super) fn run(mut self, commands: Receiver<Command>) {
         let mut busy = false;
         loop {
             let command = match commands.try_recv() {
                 Ok(command) => command,
-                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Disconnected) => break,
                 Err(TryRecvError::Empty) => {
                     if busy {
                         self.send(Update::State(EngineState::Idle));
@@ -52,7 +56,7 @@ impl Worker {
                     }
                     match commands.recv() {
                         Ok(command) => command,
-                        Err(_) => return,
+                        Err(_) => break,
                     }
                 }
             };
@@ -69,6 +73,9 @@ impl Worker {
                     message: format!("{error:#}"),
                 });
             }
+        }
+        if let Some(training) = self.training.take() {
+            training.finish();
         }
     }
 
@@ -153,7 +160,78 @@ impl Worker {
                 });
                 Ok(())
             }
+            Command::LaunchRun(config) => self.launch(Start::New(config)),
+            Command::PauseRun(run) => {
+                self.live_control(&run)?.pause();
+                Ok(())
+            }
+            Command::ResumeRun(run) => match self.live_control(&run) {
+                Ok(control) => {
+                    control.resume();
+                    Ok(())
+                }
+                Err(_) => self.launch(Start::Resume(run)),
+            },
+            Command::StopRun(run) => {
+                self.live_control(&run)?.stop();
+                Ok(())
+            }
         }
+    }
+
+    fn live_control(&self, run: &str) -> anyhow::Result<&crate::run::RunControl> {
+        match &self.training {
+            Some(training) => training.control_of(run),
+            None => anyhow::bail!("{run} is not training in this session"),
+        }
+    }
+
+    /// Starts a training thread, after checking what can be checked at once: no other run
+    /// trains, a session is open, the config is valid and its model exists, a resumed run is
+    /// a GRPO run that has not ended.
+    fn launch(&mut self, start: Start) -> anyhow::Result<()> {
+        if let Some(training) = &self.training
+            && training.is_live()
+        {
+            anyhow::bail!(
+                "{} is still training; stop it (or let it end) before starting another run",
+                training.id().unwrap_or("another run")
+            );
+        }
+        let paths = self.config.session.clone().context(
+            "this engine has no session folder, so it cannot train; open the TUI on a session",
+        )?;
+        match &start {
+            Start::New(config) => {
+                config.validate()?;
+                crate::run::starting_model(&paths, config)?;
+            }
+            Start::Resume(run) => {
+                let info = self
+                    .store
+                    .get_run(run)?
+                    .with_context(|| format!("no run `{run}` in this session"))?;
+                anyhow::ensure!(
+                    info.kind == RunKind::Grpo,
+                    "{run} is a {} run; only GRPO runs resume here",
+                    info.kind.as_str()
+                );
+                anyhow::ensure!(
+                    matches!(info.status, RunStatus::Stopped | RunStatus::Failed),
+                    "{run} is {}: only a stopped or failed run resumes from its checkpoint \
+                     (`rollscope train grpo --resume {run}` continues one that crashed)",
+                    info.status.as_str()
+                );
+            }
+        }
+        let workspace = Workspace {
+            store: Arc::clone(&self.store),
+            paths,
+            load: self.config.load.clone(),
+            updates: self.updates.clone(),
+        };
+        self.training = Some(Training::spawn(workspace, start)?);
+        Ok(())
     }
 
     /// Sends the first window fast when the order is the stored one (the store stops reading

@@ -173,6 +173,10 @@ impl GrpoRun {
                 .wait_while_paused(|| on_event(RunEvent::Paused))
             {
                 status = RunStatus::Stopped;
+                let checkpoint = checkpoint_dir(&self.files.checkpoints(), self.step);
+                if self.step > 0 && !checkpoint.is_dir() {
+                    self.checkpoint(context, &trainer, on_event)?;
+                }
                 break;
             }
             let step = self.step + 1;

@@ -2,6 +2,15 @@
 
 use serde::Deserialize;
 
+/// Where a key binding applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// In every view (unless a view's own binding of the key shadows it).
+    Everywhere,
+    /// In the Runs tab only.
+    Runs,
+}
+
 /// A user action, independent of the key that triggers it. Views interpret the movement
 /// actions in their own terms (rows in a list, turns in a trajectory, samples in a group).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
@@ -87,6 +96,14 @@ pub enum Action {
     Smoothing,
     /// Reload what the current tab shows from the store.
     Refresh,
+    /// In the Runs tab, open the form that launches a GRPO run.
+    NewRun,
+    /// In the Runs tab, pause the selected run after its current step.
+    PauseRun,
+    /// In the Runs tab, resume the selected run (paused, or stopped from its checkpoint).
+    ResumeRun,
+    /// In the Runs tab, stop the selected run after its current step, with a checkpoint.
+    StopRun,
 }
 
 impl Action {
@@ -133,6 +150,18 @@ impl Action {
             Self::PrevBadcase => "previous badcase",
             Self::Smoothing => "smoothing",
             Self::Refresh => "reload",
+            Self::NewRun => "new run",
+            Self::PauseRun => "pause run",
+            Self::ResumeRun => "resume run",
+            Self::StopRun => "stop run",
+        }
+    }
+
+    /// Where the action's keys apply: the Runs tab's own keys shadow global keys there only.
+    pub fn scope(self) -> Scope {
+        match self {
+            Self::NewRun | Self::PauseRun | Self::ResumeRun | Self::StopRun => Scope::Runs,
+            _ => Scope::Everywhere,
         }
     }
 

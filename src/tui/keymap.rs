@@ -2,9 +2,11 @@
 //!
 //! A keymap file may rebind an action (`page_down = ["ctrl-d", "pagedown"]` replaces its
 //! keys) or a key (`[keys]` then `"x" = "quit"`). The digits `1`–`4` always set the four
-//! error labels.
+//! error labels. The Runs tab's actions (`new_run`, `pause_run`, `resume_run`, `stop_run`)
+//! are bound in a table of their own that shadows the global keys in that tab only, so `n`
+//! and `r` can launch and resume there and still write notes and diff elsewhere.
 
-use super::action::Action;
+use super::action::{Action, Scope};
 use anyhow::Context;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
@@ -173,6 +175,10 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::PrevBadcase, &["["]),
     (Action::Smoothing, &["m"]),
     (Action::Refresh, &["ctrl-r"]),
+    (Action::NewRun, &["n"]),
+    (Action::PauseRun, &["p"]),
+    (Action::ResumeRun, &["r"]),
+    (Action::StopRun, &["x"]),
 ];
 
 /// The label digits, fixed whatever a keymap file says.
@@ -192,23 +198,27 @@ struct KeymapFile {
     actions: BTreeMap<Action, Vec<String>>,
 }
 
-/// Which action each key triggers.
+/// Which action each key triggers: global bindings, and the Runs tab's own.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keymap {
     bindings: HashMap<KeyChord, Action>,
+    runs: HashMap<KeyChord, Action>,
 }
 
 impl Default for Keymap {
     fn default() -> Self {
-        let mut bindings = HashMap::new();
+        let mut keymap = Self {
+            bindings: HashMap::new(),
+            runs: HashMap::new(),
+        };
         for (action, keys) in DEFAULTS {
             for key in *keys {
                 if let Ok(chord) = KeyChord::parse(key) {
-                    bindings.insert(chord, *action);
+                    keymap.table(*action).insert(chord, *action);
                 }
             }
         }
-        Self { bindings }
+        keymap
     }
 }
 
@@ -225,7 +235,7 @@ impl Keymap {
         let file: KeymapFile = toml::from_str(text).map_err(|error| anyhow::anyhow!("{error}"))?;
         let mut keymap = Self::default();
         for (action, keys) in &file.actions {
-            keymap.bindings.retain(|_, bound| bound != action);
+            keymap.table(*action).retain(|_, bound| bound != action);
             for key in keys {
                 let chord =
                     KeyChord::parse(key).map_err(|error| anyhow::anyhow!("{action:?}: {error}"))?;
@@ -254,19 +264,40 @@ impl Keymap {
         {
             anyhow::bail!("key `{digit}` always sets a label; bind {action:?} to another key");
         }
-        self.bindings.insert(chord, action);
+        self.table(action).insert(chord, action);
         Ok(())
     }
 
-    /// The action a key event triggers.
+    /// The bindings of the scope an action belongs to.
+    fn table(&mut self, action: Action) -> &mut HashMap<KeyChord, Action> {
+        match action.scope() {
+            Scope::Everywhere => &mut self.bindings,
+            Scope::Runs => &mut self.runs,
+        }
+    }
+
+    /// The action a key event triggers globally.
     pub fn action(&self, event: &KeyEvent) -> Option<Action> {
         self.bindings.get(&KeyChord::of(event)).copied()
     }
 
+    /// The action a key event triggers in a scope: its own bindings first, then the global.
+    pub fn action_in(&self, event: &KeyEvent, scope: Scope) -> Option<Action> {
+        let chord = KeyChord::of(event);
+        let own = match scope {
+            Scope::Everywhere => None,
+            Scope::Runs => self.runs.get(&chord),
+        };
+        own.or_else(|| self.bindings.get(&chord)).copied()
+    }
+
     /// The keys bound to an action, in a stable order (defaults first).
     pub fn keys_for(&self, action: Action) -> Vec<KeyChord> {
-        let mut keys: Vec<KeyChord> = self
-            .bindings
+        let table = match action.scope() {
+            Scope::Everywhere => &self.bindings,
+            Scope::Runs => &self.runs,
+        };
+        let mut keys: Vec<KeyChord> = table
             .iter()
             .filter(|(_, bound)| **bound == action)
             .map(|(chord, _)| *chord)

@@ -11,6 +11,7 @@ pub mod filter_expr;
 pub mod group;
 pub mod highlight;
 pub mod keymap;
+pub mod launch_form;
 pub mod layout;
 pub mod outcome;
 pub mod prompt;

@@ -1,10 +1,12 @@
 //! The Runs tab's state: the run list, the selected run's metrics rows (kept current as new
-//! rows arrive), and the smoothing toggle.
+//! rows arrive), the smoothing toggle, the run this session trains, and the launch form.
 
 use super::action::Action;
+use super::launch_form::LaunchForm;
 use super::outcome::Outcome;
-use crate::engine::Command;
-use crate::trajectory::{MetricsRow, RunInfo};
+use crate::engine::{Command, RunProgress};
+use crate::run::{GRPO_PRESET, Phase, RunConfig};
+use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
 
 /// The Runs tab's state.
 #[derive(Clone, Debug, Default)]
@@ -21,6 +23,14 @@ pub struct RunsState {
     pub rows: Vec<MetricsRow>,
     /// Smooth the charts.
     pub smoothing: bool,
+    /// The run the engine trains for this session, as it last reported.
+    pub live: Option<RunProgress>,
+    /// The open launch form.
+    pub form: Option<LaunchForm>,
+    /// The config of the last run launched, which the next form starts from.
+    pub last_launch: Option<RunConfig>,
+    /// A run to select once the run list holds it (a run just launched).
+    pub follow: Option<String>,
 }
 
 impl RunsState {
@@ -31,7 +41,10 @@ impl RunsState {
 
     /// Takes the run list; asks for the selected run's metrics.
     pub fn receive_runs(&mut self, runs: Vec<RunInfo>) -> Vec<Command> {
-        let previous = self.selected_run().map(|run| run.id.clone());
+        let previous = self
+            .follow
+            .take()
+            .or_else(|| self.selected_run().map(|run| run.id.clone()));
         self.runs = runs;
         self.loaded = true;
         self.selected = previous
@@ -78,6 +91,104 @@ impl RunsState {
         }
     }
 
+    /// Takes a live run's progress into its record; asks for the run list when the run is not
+    /// in it yet (then selects it).
+    pub fn run_changed(&mut self, progress: RunProgress) -> Vec<Command> {
+        let known = self.runs.iter_mut().find(|info| info.id == progress.run);
+        let commands = match known {
+            Some(info) => {
+                info.status = progress.status;
+                info.step = progress.step;
+                info.total_steps = progress.total_steps;
+                Vec::new()
+            }
+            None if self.follow.as_ref() == Some(&progress.run) => Vec::new(),
+            None => {
+                self.follow = Some(progress.run.clone());
+                vec![Command::LoadRuns]
+            }
+        };
+        self.live = Some(progress);
+        commands
+    }
+
+    /// The live run, while it trains or waits paused.
+    pub fn active(&self) -> Option<&RunProgress> {
+        self.live
+            .as_ref()
+            .filter(|live| matches!(live.status, RunStatus::Running | RunStatus::Paused))
+    }
+
+    /// Opens the launch form, prefilled from the last run launched or the GRPO preset.
+    pub fn open_form(&mut self) -> Result<(), String> {
+        let base = match &self.last_launch {
+            Some(config) => config.clone(),
+            None => RunConfig::parse(GRPO_PRESET)
+                .map_err(|error| format!("the built-in GRPO preset does not parse: {error:#}"))?,
+        };
+        self.form = Some(LaunchForm::new(base));
+        Ok(())
+    }
+
+    /// The command that pauses, resumes or stops the selected run, with what to tell the
+    /// user; or why it cannot.
+    pub fn steer(&self, action: Action) -> Result<(Command, String), String> {
+        let run = self.selected_run().ok_or("no run selected")?;
+        let id = run.id.clone();
+        let active = self.active().filter(|live| live.run == id);
+        match (action, active) {
+            (Action::PauseRun, Some(live)) if live.status == RunStatus::Running => Ok((
+                Command::PauseRun(id.clone()),
+                format!("{id} pauses after its current step"),
+            )),
+            (Action::PauseRun, Some(_)) => Err(format!("{id} is already paused")),
+            (Action::ResumeRun, Some(live)) if live.status == RunStatus::Paused => {
+                Ok((Command::ResumeRun(id.clone()), format!("{id} goes on")))
+            }
+            (Action::ResumeRun, Some(_)) => Err(format!("{id} is running")),
+            (Action::StopRun, Some(_)) => Ok((
+                Command::StopRun(id.clone()),
+                format!("{id} stops after its current step, with a checkpoint"),
+            )),
+            (Action::ResumeRun, None) => self.resumable(run).map(|()| {
+                (
+                    Command::ResumeRun(id.clone()),
+                    format!("resuming {id} from its latest checkpoint"),
+                )
+            }),
+            _ => Err(format!(
+                "{id} is {}, not training in this session",
+                run.status.as_str()
+            )),
+        }
+    }
+
+    /// Whether a run this session does not train can resume here.
+    fn resumable(&self, run: &RunInfo) -> Result<(), String> {
+        match run.kind {
+            RunKind::Grpo => {}
+            RunKind::Sft => {
+                return Err(format!(
+                    "{0} is an SFT run; `rollscope train sft --resume {0}` continues it",
+                    run.id
+                ));
+            }
+            kind => return Err(format!("{} is a {kind} run, not a training run", run.id)),
+        }
+        if let Some(live) = self.active() {
+            return Err(format!("{} is training; stop it first", live.run));
+        }
+        match run.status {
+            RunStatus::Stopped | RunStatus::Failed => Ok(()),
+            RunStatus::Done => Err(format!("{} is done", run.id)),
+            RunStatus::Running | RunStatus::Paused => Err(format!(
+                "{} is not training in this session; `rollscope train grpo --resume {}` \
+                 continues it after a crash",
+                run.id, run.id
+            )),
+        }
+    }
+
     /// Handles an action.
     pub fn on_action(&mut self, action: Action) -> Outcome {
         match action {
@@ -96,5 +207,25 @@ impl RunsState {
             Action::Up | Action::Down => Outcome::Commands(Vec::new()),
             _ => Outcome::Ignored,
         }
+    }
+}
+
+/// A live run's progress in a few words: `step 3/30 · rollouts 37/64`.
+pub fn describe(progress: &RunProgress) -> String {
+    let total = progress.total_steps;
+    match (progress.status, progress.activity) {
+        (RunStatus::Running, Some(activity)) if activity.phase == Phase::Checkpoint => {
+            format!("step {}/{total} · checkpoint", activity.step)
+        }
+        (RunStatus::Running, Some(activity)) => format!(
+            "step {}/{total} · {} {}/{}",
+            activity.step,
+            activity.phase.name(),
+            activity.done,
+            activity.total
+        ),
+        (RunStatus::Running, None) => format!("step {}/{total}", progress.step),
+        (RunStatus::Paused, _) => format!("paused after step {}/{total}", progress.step),
+        (status, _) => format!("{} at step {}/{total}", status.as_str(), progress.step),
     }
 }

@@ -51,8 +51,13 @@ pub fn run(paths: &SessionPaths) -> anyhow::Result<()> {
     let store = Store::open(&paths.store_dir())
         .with_context(|| format!("cannot open session `{}`", paths.name))?;
     let annotator = session.annotator.or_else(|| std::env::var("USER").ok());
-    let (engine, updates) = Engine::spawn(Arc::new(store), EngineConfig { annotator })
-        .context("cannot start the engine thread")?;
+    let engine_config = EngineConfig {
+        annotator,
+        session: Some(paths.clone()),
+        load: crate::model::LoadOptions::default(),
+    };
+    let (engine, updates) =
+        Engine::spawn(Arc::new(store), engine_config).context("cannot start the engine thread")?;
     let mut terminal = ratatui::init();
     let _ = crossterm::execute!(std::io::stdout(), EnableMouseCapture);
     let previous_hook = std::panic::take_hook();
@@ -67,11 +72,15 @@ pub fn run(paths: &SessionPaths) -> anyhow::Result<()> {
             config.viewport = Rect::new(0, 0, size.width, size.height);
             let mut app = App::new(config);
             event_loop(&mut terminal, &mut app, &engine, updates)
+                .map(|()| app.runs.active().map(|live| live.run.clone()))
         });
     let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
+    if let Ok(Some(run)) = &result {
+        eprintln!("stopping {run} after its current step (a checkpoint is written) …");
+    }
     engine.shutdown();
-    result
+    result.map(|_| ())
 }
 
 /// Draw, wait for a terminal event or an engine update, drain everything pending, send the

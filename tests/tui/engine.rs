@@ -31,6 +31,7 @@ fn a_saved_label_is_in_the_store_after_reopening() {
         store,
         EngineConfig {
             annotator: Some("tester".into()),
+            ..EngineConfig::default()
         },
     )
     .unwrap();

@@ -111,6 +111,18 @@ fn stats_before_after_and_the_curate_form() {
 }
 
 #[test]
+fn the_launch_form_with_a_problem() {
+    let mut live = Live::new(512, 130, 34);
+    live.act(&[Action::TabRuns]);
+    live.settle(|app| !app.runs.rows.is_empty());
+    live.act(&[Action::NewRun, Action::Down, Action::Down]);
+    live.app.update(key(crossterm::event::KeyCode::Backspace));
+    type_text(&mut live.app, "1");
+    live.app.update(key(crossterm::event::KeyCode::Enter));
+    snapshot("launch_form", &live.app);
+}
+
+#[test]
 fn tiny_terminal() {
     let mut live = Live::new(64, 20, 6);
     snapshot("tiny_list", &live.app);

@@ -310,6 +310,36 @@ impl App {
     }
 
     fn on_runs_action(&mut self, action: Action) -> Vec<Command> {
+        if let Some(form) = &mut self.runs.form {
+            match action {
+                Action::Down => form.move_focus(1),
+                Action::Up => form.move_focus(-1),
+                Action::Back => self.runs.form = None,
+                _ => {}
+            }
+            return Vec::new();
+        }
+        match action {
+            Action::NewRun => {
+                if let Err(message) = self.runs.open_form() {
+                    self.warn(message);
+                }
+                return Vec::new();
+            }
+            Action::PauseRun | Action::ResumeRun | Action::StopRun => {
+                return match self.runs.steer(action) {
+                    Ok((command, notice)) => {
+                        self.notify(notice);
+                        vec![command]
+                    }
+                    Err(message) => {
+                        self.warn(message);
+                        Vec::new()
+                    }
+                };
+            }
+            _ => {}
+        }
         if action == Action::Open {
             let Some(run) = self.runs.selected_run().map(|run| run.id.clone()) else {
                 return Vec::new();

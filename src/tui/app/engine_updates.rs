@@ -1,7 +1,8 @@
 //! What the app does with each engine update.
 
 use super::App;
-use crate::engine::{Command, ExportProgress, Update};
+use crate::engine::{Command, ExportProgress, RunProgress, Update};
+use crate::trajectory::RunStatus;
 use crate::tui::curate_form::ExportStatus;
 use crate::tui::rollouts::AuditView;
 
@@ -142,6 +143,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Update::RunChanged(progress) => self.run_changed(progress),
             Update::Failed {
                 tag,
                 during,
@@ -167,6 +169,35 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// Takes a live run's progress; tells the user when it pauses, ends or fails.
+    fn run_changed(&mut self, progress: RunProgress) -> Vec<Command> {
+        let before = self
+            .runs
+            .live
+            .as_ref()
+            .filter(|live| live.run == progress.run)
+            .map(|live| live.status);
+        if before != Some(progress.status) {
+            let run = &progress.run;
+            let step = progress.step;
+            match (progress.status, &progress.error) {
+                (_, Some(error)) => self.warn(format!("{run} failed at step {step}: {error}")),
+                (RunStatus::Paused, _) => {
+                    self.notify(format!("{run} paused after step {step}; resume or stop it"));
+                }
+                (RunStatus::Stopped, _) => self.notify(format!(
+                    "{run} stopped after step {step} (checkpoint written; resume continues it)"
+                )),
+                (RunStatus::Done, _) => self.notify(format!("{run} done after {step} steps")),
+                (RunStatus::Running, None) if before.is_none() => {
+                    self.notify(format!("{run} started"));
+                }
+                _ => {}
+            }
+        }
+        self.runs.run_changed(progress)
     }
 
     fn located(

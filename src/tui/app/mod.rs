@@ -7,11 +7,12 @@ mod prompt_commands;
 
 pub use prompt_commands::COMMANDS;
 
-use super::action::Action;
+use super::action::{Action, Scope};
 use super::annotate::{BadcaseQueue, UndoStack};
 use super::group::GroupState;
 use super::highlight::Highlighter;
 use super::keymap::Keymap;
+use super::launch_form::LaunchEvent;
 use super::layout;
 use super::prompt::{Prompt, PromptEvent};
 use super::rollouts::RolloutsState;
@@ -303,10 +304,35 @@ impl App {
             self.help = false;
             return Vec::new();
         }
-        match self.keymap.action(key) {
+        if let Some(form) = &mut self.runs.form {
+            return match form.key(key) {
+                LaunchEvent::Editing => Vec::new(),
+                LaunchEvent::Cancelled => {
+                    self.runs.form = None;
+                    Vec::new()
+                }
+                LaunchEvent::Launch(config) => self.launch(config),
+            };
+        }
+        let scope = match self.tab {
+            Tab::Runs => Scope::Runs,
+            _ => Scope::Everywhere,
+        };
+        match self.keymap.action_in(key, scope) {
             Some(action) => self.on_action(action),
             None => Vec::new(),
         }
+    }
+
+    /// Closes the launch form and asks the engine to start its run.
+    fn launch(&mut self, config: Box<crate::run::RunConfig>) -> Vec<Command> {
+        self.runs.form = None;
+        self.runs.last_launch = Some((*config).clone());
+        self.notify(format!(
+            "launching a GRPO run on {} ({} steps, G = {})",
+            config.tasks.train, config.grpo.steps, config.grpo.group
+        ));
+        vec![Command::LaunchRun(config)]
     }
 
     fn resize(&mut self, viewport: Rect) -> Vec<Command> {

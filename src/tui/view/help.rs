@@ -72,7 +72,14 @@ const RUNS: &[(Action, &str)] = &[
     (Action::Down, "next run"),
     (Action::Up, "previous run"),
     (Action::Smoothing, "smooth the charts"),
-    (Action::Open, "this run's rollouts"),
+    (Action::Open, "this run's rollouts, newest first"),
+    (Action::NewRun, "launch a GRPO run (form)"),
+    (Action::PauseRun, "pause the run after its step"),
+    (
+        Action::ResumeRun,
+        "resume: paused, or stopped from its checkpoint",
+    ),
+    (Action::StopRun, "stop after its step, with a checkpoint"),
     (Action::Refresh, "reload"),
 ];
 
@@ -161,8 +168,19 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Open), "open"),
             (keys(Action::Back), "back"),
         ],
+        (Tab::Runs, _) if app.runs.form.is_some() => {
+            return vec![
+                ("tab/↑↓".to_string(), "field"),
+                ("enter".to_string(), "launch"),
+                ("esc".to_string(), "cancel"),
+            ];
+        }
         (Tab::Runs, _) => vec![
             (pair(Action::Down, Action::Up), "run"),
+            (keys(Action::NewRun), "new run"),
+            (keys(Action::PauseRun), "pause"),
+            (keys(Action::ResumeRun), "resume"),
+            (keys(Action::StopRun), "stop"),
             (keys(Action::Smoothing), "smoothing"),
             (keys(Action::Open), "rollouts"),
         ],

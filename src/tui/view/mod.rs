@@ -3,6 +3,7 @@
 mod curate;
 mod group;
 mod help;
+mod launch;
 mod preview;
 mod rollouts;
 mod runs;
@@ -32,7 +33,12 @@ pub fn draw(frame: &mut Frame, app: &App) {
             Screen::Trajectory => trajectory::draw(frame, body, app),
             Screen::Group => group::draw(frame, body, app),
         },
-        Tab::Runs => runs::draw(frame, body, app),
+        Tab::Runs => {
+            runs::draw(frame, body, app);
+            if let Some(form) = &app.runs.form {
+                launch::draw(frame, body, &app.theme, form);
+            }
+        }
         Tab::Stats => stats::draw(frame, body, app),
         Tab::Curate => curate::draw(frame, body, app),
     }

@@ -6,6 +6,7 @@ use crate::text::inert;
 use crate::trajectory::{MetricsRow, RunStatus};
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
+use crate::tui::runs;
 use crate::tui::series::{self, Metric, Points, SMALL_CHARTS, SMOOTHING};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -51,7 +52,7 @@ fn total_steps(app: &App) -> Option<(u64, u64)> {
 
 fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let lines: Vec<Line> = if app.runs.runs.is_empty() {
+    let mut lines: Vec<Line> = if app.runs.runs.is_empty() {
         let text = if app.runs.loaded {
             "no runs yet"
         } else {
@@ -85,6 +86,18 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
             })
             .collect()
     };
+    if let Some(live) = app.runs.active() {
+        let tone = match live.status {
+            RunStatus::Paused => Tone::Warn,
+            _ => Tone::Pass,
+        };
+        let text = format!("▶ {} {}", inert(&live.run), runs::describe(live));
+        let room = usize::from(area.height.saturating_sub(2));
+        if lines.len() + 1 < room {
+            lines.push(Line::default());
+        }
+        lines.push(Line::from(span(theme, tone, text)));
+    }
     frame.render_widget(
         Paragraph::new(lines).block(pane(
             theme,

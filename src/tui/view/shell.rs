@@ -4,8 +4,11 @@
 use super::help::hints;
 use super::widgets::span;
 use crate::engine::EngineState;
+use crate::text::inert;
+use crate::trajectory::RunStatus;
 use crate::tui::app::{App, Tab};
 use crate::tui::rich::Tone;
+use crate::tui::runs;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Modifier;
@@ -44,7 +47,7 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
         EngineState::Idle => span(theme, Tone::Muted, "engine idle"),
         EngineState::Busy(what) => span(theme, Tone::Warn, format!("engine {what}…")),
     };
-    let title = Line::from(vec![
+    let mut title = Line::from(vec![
         span(theme, Tone::Accent, " Rollscope"),
         span(
             theme,
@@ -53,6 +56,18 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
         ),
         engine,
     ]);
+    if let Some(live) = app.runs.active() {
+        let tone = match live.status {
+            RunStatus::Paused => Tone::Warn,
+            _ => Tone::Pass,
+        };
+        title.push_span(span(theme, Tone::Muted, " · "));
+        title.push_span(span(
+            theme,
+            tone,
+            format!("{} {}", inert(&live.run), runs::describe(live)),
+        ));
+    }
     frame.render_widget(Paragraph::new(title), left);
     frame.render_widget(Paragraph::new(Line::from(tabs)), right);
 }
