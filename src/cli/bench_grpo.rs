@@ -206,14 +206,16 @@ fn one_step(
 
 /// Runs `examples/bench_trl_grpo.py` with `python` and reads its JSON line.
 fn run_trl(python: &PathBuf, steps: usize) -> anyhow::Result<Value> {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench_trl_grpo.py");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench_trl_grpo.py");
     let spinner = super::model::spinner(format!("TRL GRPOTrainer, {steps} steps"));
     let output = std::process::Command::new(python)
         .arg(&script)
         .args(["--steps", &steps.to_string()])
         .output();
     spinner.finish_and_clear();
-    let output = output.map_err(|error| anyhow::anyhow!("cannot run {}: {error}", python.display()))?;
+    let output =
+        output.map_err(|error| anyhow::anyhow!("cannot run {}: {error}", python.display()))?;
     anyhow::ensure!(
         output.status.success(),
         "{} {} failed: {}",

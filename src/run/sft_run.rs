@@ -10,8 +10,8 @@ use super::{RunContext, RunOutcome, evaluate_policy, save_final_policy};
 use crate::model::LanguageModel;
 use crate::train::schedule::LrSchedule;
 use crate::train::{
-    BatchLimits, CheckpointMeta, MetricsWriter, SftExample, Trainer, checkpoint_dir, latest_checkpoint,
-    length_batches, metrics_row,
+    BatchLimits, CheckpointMeta, MetricsWriter, SftExample, Trainer, checkpoint_dir,
+    latest_checkpoint, length_batches, metrics_row,
 };
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
 use serde_json::json;
