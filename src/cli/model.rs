@@ -80,7 +80,7 @@ pub struct InfoArgs {
 /// Arguments of `rollscope generate`.
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
-    /// The model folder [default: the session's models/base].
+    /// The model folder [default: the session's newest policy, else models/base].
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// The user message.
@@ -115,16 +115,27 @@ pub struct GenerateArgs {
     pub runtime: RuntimeArgs,
 }
 
-/// The folder `--model` names, or the session's base model.
+/// The folder `--model` names, or the session's newest policy (its base model when it has
+/// none yet).
 pub fn model_dir(cli: &Cli, flag: Option<&Path>) -> anyhow::Result<PathBuf> {
     match flag {
         Some(dir) => Ok(dir.to_path_buf()),
-        None => Ok(cli.session_paths()?.models_dir().join("base")),
+        None => {
+            let paths = cli.session_paths()?;
+            Ok(paths
+                .current_model()
+                .unwrap_or_else(|| paths.models_dir().join("base")))
+        }
     }
 }
 
 /// Loads a model folder with a spinner.
 pub fn load_model(dir: &Path, runtime: &RuntimeArgs) -> anyhow::Result<LanguageModel> {
+    anyhow::ensure!(
+        dir.is_dir(),
+        "no model folder {}: run `rollscope model init` (the embedded default) or pass --model DIR",
+        dir.display()
+    );
     let spinner = spinner(format!("loading {}", dir.display()));
     let model = LanguageModel::load(dir, &runtime.load_options()?)
         .with_context(|| format!("cannot load model {}", dir.display()));
@@ -153,7 +164,10 @@ pub fn run(cli: &Cli, command: &ModelCommand) -> anyhow::Result<()> {
 }
 
 fn init(cli: &Cli, args: &InitArgs) -> anyhow::Result<()> {
-    let dir = model_dir(cli, args.dir.as_deref())?;
+    let dir = match &args.dir {
+        Some(dir) => dir.clone(),
+        None => cli.session_paths()?.models_dir().join("base"),
+    };
     anyhow::ensure!(
         args.force || !dir.join("config.json").exists(),
         "{} already holds a model; pass --force to overwrite it",

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// Arguments of `rollscope score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
-    /// The model folder [default: the session's models/base].
+    /// The model folder [default: the session's newest policy, else models/base].
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Trajectories to score (Rollscope JSONL).
