@@ -11,6 +11,7 @@ on the CPU. Prints the median step time after warm-up as JSON. Not part of CI.
 """
 
 import argparse
+import tempfile
 import json
 import statistics
 import time
@@ -100,8 +101,12 @@ def main():
         generation_kwargs={"min_new_tokens": COMPLETION_TOKENS},
     )
     times = StepTimes()
+    # TRL builds its reference model from the policy's path, so the random model is saved first.
+    folder = tempfile.mkdtemp(prefix="bench_trl_grpo_model_")
+    policy().save_pretrained(folder)
+    tokenizer().save_pretrained(folder)
     trainer = GRPOTrainer(
-        model=policy(),
+        model=folder,
         reward_funcs=[reward_even_tokens],
         args=config,
         train_dataset=dataset,
