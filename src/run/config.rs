@@ -156,8 +156,6 @@ pub struct GrpoRunConfig {
     /// Trajectories cut by the token budget get this reward instead of their own (none:
     /// keep it).
     pub overlong_reward: Option<f64>,
-    /// Generate the next step's rollouts while this step trains (one step stale).
-    pub asynchronous: bool,
     /// The update: β, clip ranges, aggregation, μ iterations, temperature.
     pub update: GrpoConfig,
     /// Difficulty sampling.
@@ -174,7 +172,6 @@ impl Default for GrpoRunConfig {
             dynamic_sampling: true,
             prm_weight: 0.0,
             overlong_reward: None,
-            asynchronous: false,
             update: GrpoConfig::default(),
             curriculum: CurriculumConfig::default(),
         }
