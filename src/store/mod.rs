@@ -119,6 +119,27 @@ pub struct Store {
     _lock: HolderLock,
 }
 
+/// Opens sled in `dir`. Our holder lock already excludes other processes, so a sled file
+/// lock that is still held belongs to an instance of this process that was just dropped and
+/// whose flusher thread is finishing: wait for it (up to two seconds) instead of failing.
+fn open_sled(dir: &Path, options: StoreOptions) -> StoreResult<sled::Db> {
+    let config = sled::Config::new()
+        .path(dir)
+        .cache_capacity(options.cache_bytes);
+    let mut attempts = 0;
+    loop {
+        match config.open() {
+            Err(sled::Error::Io(error))
+                if attempts < 100 && error.to_string().contains("could not acquire lock") =>
+            {
+                attempts += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            result => return Ok(result?),
+        }
+    }
+}
+
 impl Store {
     /// Opens (or creates) the store in `dir` with default options.
     pub fn open(dir: &Path) -> StoreResult<Self> {
@@ -141,10 +162,7 @@ impl Store {
                 source,
             },
         })?;
-        let db = sled::Config::new()
-            .path(dir)
-            .cache_capacity(options.cache_bytes)
-            .open()?;
+        let db = open_sled(dir, options)?;
         let blobs_path = dir.join(RECORD_LOG);
         let blobs = BlobLog::open(&blobs_path).map_err(|source| StoreError::Io {
             context: format!("cannot open {}", blobs_path.display()),
