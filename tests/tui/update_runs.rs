@@ -59,12 +59,18 @@ fn n_opens_the_form_from_the_preset_and_enter_launches_the_edited_config() {
     let preset = RunConfig::parse(GRPO_PRESET).unwrap();
     assert_eq!(form.input(LaunchField::Tasks), preset.tasks.train);
     assert_eq!(form.input(LaunchField::Model), "");
-    assert_eq!(form.input(LaunchField::Group), preset.grpo.group.to_string());
+    assert_eq!(
+        form.input(LaunchField::Group),
+        preset.grpo.group.to_string()
+    );
     let rate: f64 = form.input(LaunchField::LearningRate).parse().unwrap();
     assert_eq!(rate, preset.trainer.learning_rate);
     let beta: f64 = form.input(LaunchField::Beta).parse().unwrap();
     assert_eq!(beta, preset.grpo.update.objective.beta);
-    assert_eq!(form.input(LaunchField::Steps), preset.grpo.steps.to_string());
+    assert_eq!(
+        form.input(LaunchField::Steps),
+        preset.grpo.steps.to_string()
+    );
     assert_eq!(form.input(LaunchField::Seed), preset.seed.to_string());
     app.update(ctrl('u'));
     type_text(&mut app, "arith:3:train");
