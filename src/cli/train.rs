@@ -7,8 +7,9 @@ use super::run_progress::CliProgress;
 use super::sweep::{Sweep, apply_overrides};
 use crate::agent::tasks::TaskSetSpec;
 use crate::run::{
-    EvalConfig, RunConfig, RunContext, RunControl, RunOutcome, evaluate, local_policy, resume_grpo,
-    resume_sft, rollout_runtime, session_environment, train_grpo, train_sft,
+    EvalConfig, RunConfig, RunContext, RunControl, RunOutcome, SFT_PRESET, SftSource, evaluate,
+    local_policy, resume_grpo, resume_sft, rollout_runtime, session_environment, train_grpo,
+    train_sft,
 };
 use crate::trajectory::{RunInfo, RunKind, RunStatus, now_millis};
 use anyhow::Context;
@@ -29,8 +30,13 @@ pub enum TrainCommand {
 #[derive(Debug, Args)]
 pub struct TrainArgs {
     /// The run config (TOML), e.g. examples/grpo-tiny.toml; every key has a default.
-    #[arg(long, required_unless_present = "resume")]
+    #[arg(long, required_unless_present_any = ["resume", "from"])]
     pub config: Option<PathBuf>,
+    /// `train sft` only: fine-tune the session's newest policy on this SFT export (from
+    /// `rollscope select … -o FILE`); the other keys come from `--config`, else from
+    /// examples/sft-tiny.toml.
+    #[arg(long, value_name = "EXPORT", conflicts_with = "resume")]
+    pub from: Option<PathBuf>,
     /// Continue run RUN from its latest checkpoint (after a crash, a stop or a SIGKILL).
     #[arg(long, value_name = "RUN", conflicts_with_all = ["config", "set", "sweep"])]
     pub resume: Option<String>,
@@ -88,18 +94,40 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
         progress.finish();
         return report(cli, &[outcome?]);
     }
-    let path = args.config.as_ref().context("--config FILE is required")?;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the run config {}", path.display()))?;
+    anyhow::ensure!(
+        args.from.is_none() || kind == RunKind::Sft,
+        "--from EXPORT trains on an SFT file: use it with `train sft`"
+    );
+    let (path, text) = match &args.config {
+        Some(path) => (
+            path.clone(),
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the run config {}", path.display()))?,
+        ),
+        None => (
+            PathBuf::from("examples/sft-tiny.toml"),
+            SFT_PRESET.to_string(),
+        ),
+    };
+    if let Some(export) = &args.from {
+        anyhow::ensure!(
+            export.is_file(),
+            "no SFT export at {}: write one with `rollscope select --per-task 1 -o FILE`",
+            export.display()
+        );
+    }
     let base =
         apply_overrides(&text, &args.set).with_context(|| format!("in {}", path.display()))?;
     let sweep = Sweep::parse(&args.sweep)?;
     let mut outcomes = Vec::new();
     for point in sweep.points() {
-        let config = point
+        let mut config = point
             .apply(&base)
             .and_then(|value| RunConfig::parse(&toml::to_string(&value)?))
             .with_context(|| format!("in {}", path.display()))?;
+        if let Some(export) = &args.from {
+            config.sft.source = SftSource::File(export.clone());
+        }
         if !point.is_empty() {
             eprintln!("sweep point: {}", point.describe());
         }

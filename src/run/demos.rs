@@ -1,5 +1,6 @@
 //! Scripted calculator demonstrations: a task's annotated solution (`<<expr=result>>` steps,
-//! as GSM8K and the arithmetic set write them) replayed as one calculator call per step,
+//! as GSM8K and the arithmetic set write them) replayed as one calculator call per step
+//! (the call alone, as Qwen writes them, so the numbers are copied once from the question),
 //! each answered by the real calculator, then the final answer. They teach the tool-call
 //! format and the shape of a solution; the cold start of the main job trains on them.
 
@@ -20,7 +21,7 @@ pub fn demonstration(task: &Task) -> Option<Vec<Message>> {
     }
     let mut messages = task.prompt.clone();
     for (index, (expression, _)) in steps.iter().enumerate() {
-        let mut call = Message::assistant(format!("I compute {expression}."));
+        let mut call = Message::assistant(String::new());
         let mut tool_call =
             ToolCall::from_json_arguments("calculator", &json!({"expression": expression}));
         tool_call.id = Some(format!("call_{index}"));

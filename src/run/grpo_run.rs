@@ -242,6 +242,8 @@ impl GrpoRun {
             on_event,
         )?;
         let prepared = advantages(grpo, &mut rollouts.trajectories);
+        let drawn: Vec<_> = tasks.iter().map(|task| task.as_ref().clone()).collect();
+        context.store.put_tasks(&drawn)?;
         context.store.put_trajectories(&rollouts.trajectories)?;
         let mut values = rollout_metrics(&rollouts.trajectories, rollout.max_tokens);
         values.insert("timing/generate".into(), rollouts.seconds);

@@ -147,6 +147,8 @@ pub fn evaluate_policy(
             })
         },
     ));
+    let owned: Vec<_> = tasks.iter().map(|task| task.as_ref().clone()).collect();
+    context.store.put_tasks(&owned)?;
     context.store.put_trajectories(&trajectories)?;
     on_event(RunEvent::Eval {
         step,

@@ -168,3 +168,29 @@ fn a_caller_given_corpus_and_shape_build_a_working_model() {
     let prompt = model.chat.tokenizer.encode("add 3 and 21").unwrap();
     assert_eq!(greedy(&model, &prompt, 5).len(), 5);
 }
+
+/// Every whole number up to `WHOLE_NUMBER_TOKENS` is one token of the embedded tokenizer, the
+/// same token after a space, an operator, a quote or a line break.
+#[test]
+fn small_whole_numbers_are_single_tokens_wherever_they_stand() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = embedded::init_folder(
+        dir.path(),
+        &EmbeddedSpec::default(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let tokenizer = &model.chat.tokenizer;
+    for number in 0..=embedded::WHOLE_NUMBER_TOKENS {
+        let text = number.to_string();
+        let id = tokenizer.encode(&text).unwrap();
+        assert_eq!(id.len(), 1, "{number} is {id:?}");
+        let contexts = format!("has {text} pens, x+{text}=\"{text}\"\n{text}\n");
+        let ids = tokenizer.encode(&contexts).unwrap();
+        assert_eq!(
+            ids.iter().filter(|&&t| t == id[0]).count(),
+            4,
+            "{contexts:?}"
+        );
+    }
+}

@@ -96,8 +96,15 @@ pub fn calculator_conversation(row: &Gsm8kRow) -> Vec<Message> {
     messages
 }
 
-/// The default corpus: every GSM8K question and answer, and every fourth problem as a
-/// rendered calculator conversation.
+/// Every whole number up to this one is a single token of the embedded tokenizer.
+pub const WHOLE_NUMBER_TOKENS: u32 = 199;
+
+/// Times the list of whole numbers is repeated in the corpus: often enough that their merges
+/// outrank the rarer word merges.
+const NUMBER_LIST_REPEATS: usize = 50;
+
+/// The default corpus: every GSM8K question and answer, every fourth problem as a rendered
+/// calculator conversation, and the whole numbers up to `WHOLE_NUMBER_TOKENS`.
 pub fn default_corpus(template: &ChatTemplate) -> Result<Vec<String>> {
     let rows = gsm8k_rows(GSM8K_TEST);
     let mut corpus: Vec<String> = rows
@@ -109,5 +116,7 @@ pub fn default_corpus(template: &ChatTemplate) -> Result<Vec<String>> {
         let messages = messages_json(&calculator_conversation(row));
         corpus.push(template.render(&messages, &tools, &RenderOptions::default())?);
     }
+    let numbers: Vec<String> = (0..=WHOLE_NUMBER_TOKENS).map(|n| n.to_string()).collect();
+    corpus.extend(std::iter::repeat_n(numbers.join(" "), NUMBER_LIST_REPEATS));
     Ok(corpus)
 }
