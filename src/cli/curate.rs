@@ -62,6 +62,10 @@ pub struct SelectArgs {
     /// Keep as many tasks per difficulty level as the smallest level has.
     #[arg(long)]
     pub balance: bool,
+    /// Leave out samples whose lowest process score is below this (e.g. 1: every step
+    /// checked, the answer supported by the tool results; no lucky guesses).
+    #[arg(long, value_name = "SCORE")]
+    pub min_prm: Option<f64>,
     /// Only print the counts, write nothing.
     #[arg(long)]
     pub preview: bool,
@@ -89,6 +93,7 @@ impl SelectArgs {
             include_corrected: self.include_corrected,
             dedup: !self.no_dedup,
             balance_difficulty: self.balance,
+            min_prm: self.min_prm,
         }
     }
 }
@@ -231,7 +236,9 @@ pub fn preview_lines(preview: &SelectionPreview, rules: &SelectionRules) -> Vec<
             preview.samples_excluded_by_labels
         ),
         format!(
-            "          {} duplicates dropped · {} over the cap · {} tasks dropped to balance · {} corrected by a person · by difficulty: {}",
+            "          {} below the PRM threshold ({} samples) · {} duplicates dropped · {} over the cap · {} tasks dropped to balance · {} corrected by a person · by difficulty: {}",
+            preview.tasks_below_prm,
+            preview.samples_below_prm,
             preview.duplicates,
             preview.capped,
             preview.dropped_by_balance,

@@ -211,3 +211,46 @@ fn balancing_keeps_as_many_tasks_per_level_as_the_smallest_level() {
     );
     assert!(balanced.describe().contains("balanced by difficulty"));
 }
+
+#[test]
+fn a_prm_threshold_leaves_out_unsupported_right_answers() {
+    let task = apples();
+    let samples = [
+        sample(&task, 1, 1, true, Some(0.5)),
+        sample(&task, 2, 2, true, Some(1.0)),
+        sample(&task, 3, 1, true, None),
+    ];
+    let other = task_with_id("other");
+    let guesses = [
+        sample(&other, 4, 1, true, Some(0.5)),
+        sample(&other, 5, 1, false, Some(1.0)),
+    ];
+    let tasks = TaskIndex::from_tasks([task, other]);
+    let all: Vec<Trajectory> = samples.iter().chain(&guesses).cloned().collect();
+    let strict = SelectionRules {
+        per_task: 3,
+        min_prm: Some(1.0),
+        ..SelectionRules::default()
+    };
+    let selection = run(&all, &tasks, &strict);
+    assert_eq!(numbers(&selection), [2]);
+    let preview = &selection.preview;
+    assert_eq!((preview.samples_below_prm, preview.tasks_below_prm), (3, 1));
+    assert_eq!(preview.tasks_no_pass, 0);
+    assert!(strict.describe().contains("PRM ≥ 1"));
+    let lenient = run(
+        &all,
+        &tasks,
+        &SelectionRules {
+            per_task: 3,
+            ..SelectionRules::default()
+        },
+    );
+    assert_eq!(numbers(&lenient), [2, 1, 3, 4]);
+}
+
+fn task_with_id(id: &str) -> Task {
+    let mut task = apples();
+    task.id = id.into();
+    task
+}

@@ -132,6 +132,7 @@ fn assert_same_gradients(
     let fused_grads = fused_loss.backward().unwrap();
     let all = vars(parameters);
     assert!(all.len() >= 10, "{label}: only {} parameters", all.len());
+    let mut worst = 0f64;
     for (name, var) in all {
         let want = plain_grads
             .get(&var)
@@ -144,7 +145,12 @@ fn assert_same_gradients(
             difference <= tolerance,
             "{label}: {name} gradient off by {difference:e} relative"
         );
+        worst = worst.max(difference);
     }
+    println!(
+        "{label}: loss off by {:.1e}, worst gradient off by {worst:.1e} (relative)",
+        (got - want).abs() / want.abs()
+    );
 }
 
 fn instruction_sets() -> Vec<Isa> {

@@ -30,6 +30,10 @@ pub struct SelectionPreview {
     pub tasks_excluded_by_labels: usize,
     /// Passing samples left out for a confirmed error label.
     pub samples_excluded_by_labels: usize,
+    /// Tasks whose passing samples all fall below the PRM threshold.
+    pub tasks_below_prm: usize,
+    /// Passing samples left out for a process score below the threshold.
+    pub samples_below_prm: usize,
     /// Samples left out as duplicates of a kept completion.
     pub duplicates: usize,
     /// Eligible samples beyond the per-task cap.
@@ -130,11 +134,20 @@ fn select_task<'a>(
 ) -> anyhow::Result<Vec<Candidate<'a>>> {
     let mut eligible = Vec::new();
     let mut any_pass = false;
+    let mut below_prm = false;
     for &summary in samples {
         let passes = summary.passed == Some(true);
         let labelled = summary.confirmed != 0;
-        let normally =
-            (passes || !rules.require_pass) && !(labelled && rules.exclude_confirmed_errors);
+        let supported = rules
+            .min_prm
+            .is_none_or(|min| summary.prm_min.is_some_and(|score| score >= min));
+        if passes && !supported {
+            preview.samples_below_prm += 1;
+            below_prm = true;
+        }
+        let normally = (passes || !rules.require_pass)
+            && supported
+            && !(labelled && rules.exclude_confirmed_errors);
         let corrected = rules.include_corrected
             && !normally
             && load(summary.id)?.extra.contains_key(CORRECTED_BY);
@@ -149,6 +162,8 @@ fn select_task<'a>(
     if eligible.is_empty() {
         if !any_pass && rules.require_pass {
             preview.tasks_no_pass += 1;
+        } else if below_prm {
+            preview.tasks_below_prm += 1;
         } else {
             preview.tasks_excluded_by_labels += 1;
         }

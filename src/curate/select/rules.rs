@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 pub const CORRECTED_BY: &str = "corrected_by";
 
 /// How to pick the samples to train on, per task.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SelectionRules {
     /// Samples kept per task at most.
@@ -24,6 +24,10 @@ pub struct SelectionRules {
     pub dedup: bool,
     /// Keep as many tasks of each difficulty level as the level with fewest has.
     pub balance_difficulty: bool,
+    /// Leave out samples whose lowest process score is below this, or that have none: a
+    /// right answer the steps do not support (a lucky guess, a tool result not used) is not
+    /// a demonstration.
+    pub min_prm: Option<f64>,
 }
 
 impl Default for SelectionRules {
@@ -35,6 +39,7 @@ impl Default for SelectionRules {
             include_corrected: false,
             dedup: true,
             balance_difficulty: false,
+            min_prm: None,
         }
     }
 }
@@ -49,6 +54,9 @@ impl SelectionRules {
         }
         if self.exclude_confirmed_errors {
             parts.push("no confirmed error label".to_string());
+        }
+        if let Some(min) = self.min_prm {
+            parts.push(format!("PRM ≥ {min}"));
         }
         if self.include_corrected {
             parts.push("or corrected by a person".to_string());
