@@ -115,18 +115,14 @@ pub struct GenerateArgs {
     pub runtime: RuntimeArgs,
 }
 
-/// The folder `--model` names, or the session's newest policy (its base model when it has
-/// none yet).
+/// The folder `--model` names, else the session's `model` or newest policy (see
+/// `rollout::model_dir`).
 pub fn model_dir(cli: &Cli, flag: Option<&Path>) -> anyhow::Result<PathBuf> {
-    match flag {
-        Some(dir) => Ok(dir.to_path_buf()),
-        None => {
-            let paths = cli.session_paths()?;
-            Ok(paths
-                .current_model()
-                .unwrap_or_else(|| paths.models_dir().join("base")))
-        }
+    if let Some(dir) = flag {
+        return Ok(dir.to_path_buf());
     }
+    let paths = cli.session_paths()?;
+    super::rollout::model_dir(&paths, &paths.load_config()?, None)
 }
 
 /// Loads a model folder with a spinner.

@@ -209,12 +209,7 @@ fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
 /// `rollscope eval`.
 pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
     let context = run_context(cli, &args.runtime)?;
-    let session = context.paths.load_config()?;
-    let dir = super::rollout::model_dir(
-        &context.paths,
-        &session,
-        args.model.as_ref().and_then(|p| p.to_str()),
-    )?;
+    let dir = super::model::model_dir(cli, args.model.as_deref())?;
     let model = load_model(&dir, &args.runtime)?;
     let tasks: Vec<_> = args
         .tasks

@@ -20,6 +20,18 @@ fn read(dir: &Path, file: &str) -> Vec<u8> {
     std::fs::read(dir.join(file)).unwrap_or_else(|error| panic!("{file}: {error}"))
 }
 
+/// The embedded default built into a temporary folder (kept alive with the model).
+fn default_model() -> (tempfile::TempDir, LanguageModel) {
+    let dir = tempfile::tempdir().unwrap();
+    let model = embedded::init_folder(
+        dir.path(),
+        &EmbeddedSpec::default(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    (dir, model)
+}
+
 fn greedy(model: &LanguageModel, prompt: &[u32], count: usize) -> Vec<u32> {
     let mut decoder = model.decoder();
     let id = decoder
@@ -102,13 +114,7 @@ fn builds_saves_reloads_and_generates_deterministically() {
 /// closing `<|im_end|>`.
 #[test]
 fn the_loss_mask_covers_exactly_the_policy_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = embedded::init_folder(
-        dir.path(),
-        &EmbeddedSpec::default(),
-        &LoadOptions::default(),
-    )
-    .unwrap();
+    let (_dir, model) = default_model();
     let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TEST)[1]);
     let encoded = model
         .chat
@@ -173,13 +179,7 @@ fn a_caller_given_corpus_and_shape_build_a_working_model() {
 /// same token after a space, an operator, a quote or a line break.
 #[test]
 fn small_whole_numbers_are_single_tokens_wherever_they_stand() {
-    let dir = tempfile::tempdir().unwrap();
-    let model = embedded::init_folder(
-        dir.path(),
-        &EmbeddedSpec::default(),
-        &LoadOptions::default(),
-    )
-    .unwrap();
+    let (_dir, model) = default_model();
     let tokenizer = &model.chat.tokenizer;
     for number in 0..=embedded::WHOLE_NUMBER_TOKENS {
         let text = number.to_string();
