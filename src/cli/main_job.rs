@@ -1,6 +1,7 @@
 //! The main job, `rollscope` with no command (the README's first command): on the first start
 //! of a session it builds the embedded default model, cold-starts it with SFT on scripted
-//! calculator demonstrations and evaluates it, all with progress in the terminal; then it
+//! calculator demonstrations, then on a mixed set where half the demonstrations answer
+//! without the calculator, and evaluates it, all with progress in the terminal; then it
 //! opens the TUI, where the GRPO preset waits in the Runs tab. `--headless` runs the same
 //! pipeline and the GRPO preset without the TUI and prints the figures.
 
@@ -10,7 +11,8 @@ use super::train::run_context;
 use crate::model::LoadOptions;
 use crate::model::embedded::{self, EmbeddedSpec};
 use crate::run::{
-    EvalFigures, GRPO_PRESET, RunConfig, RunContext, RunOutcome, SFT_PRESET, train_grpo, train_sft,
+    EvalFigures, GRPO_PRESET, RunConfig, RunContext, RunOutcome, SFT_MIXED_PRESET, SFT_PRESET,
+    train_grpo, train_sft,
 };
 use crate::trajectory::{RunKind, RunStatus};
 use anyhow::Context;
@@ -47,8 +49,8 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds the embedded model and runs the SFT preset, unless the session already has a
-/// finished SFT run. Returns the SFT run when it made one.
+/// Builds the embedded model and runs the cold start's SFT presets the session has not
+/// finished yet. Returns the last SFT run it made.
 pub fn cold_start(context: &RunContext) -> anyhow::Result<Option<RunOutcome>> {
     let paths = &context.paths;
     let base = paths.models_dir().join("base");
@@ -67,31 +69,55 @@ pub fn cold_start(context: &RunContext) -> anyhow::Result<Option<RunOutcome>> {
             model.config.parameter_count() as f64 / 1e6
         );
     }
-    if finished_sft(context)?.is_some() {
-        return Ok(None);
+    let mut made = None;
+    for (index, (file, what, preset)) in COLD_START.iter().enumerate() {
+        if finished_sft_runs(context)?.len() > index {
+            continue;
+        }
+        eprintln!(
+            "cold start {}/{}: SFT on {what} ({file})",
+            index + 1,
+            COLD_START.len()
+        );
+        let mut config = RunConfig::parse(preset)?;
+        if index == 0 {
+            config.model = Some(base.clone());
+        }
+        let mut progress = CliProgress::new(false);
+        let outcome = train_sft(context, &config, &mut |event| progress.on_event(event));
+        progress.finish();
+        made = Some(outcome?);
     }
-    eprintln!("cold start: SFT on scripted calculator demonstrations (examples/sft-tiny.toml)");
-    let mut config = RunConfig::parse(SFT_PRESET)?;
-    config.model = Some(base);
-    let mut progress = CliProgress::new(false);
-    let outcome = train_sft(context, &config, &mut |event| progress.on_event(event));
-    progress.finish();
-    Ok(Some(outcome?))
+    Ok(made)
 }
 
-fn finished_sft(context: &RunContext) -> anyhow::Result<Option<String>> {
+/// The cold start's SFT runs in order: preset file, what it trains on, the preset.
+const COLD_START: [(&str, &str, &str); 2] = [
+    (
+        "examples/sft-tiny.toml",
+        "scripted calculator demonstrations",
+        SFT_PRESET,
+    ),
+    (
+        "examples/sft-mixed.toml",
+        "a mixed set, half answering without the calculator",
+        SFT_MIXED_PRESET,
+    ),
+];
+
+fn finished_sft_runs(context: &RunContext) -> anyhow::Result<Vec<String>> {
     Ok(context
         .store
         .runs()?
         .into_iter()
         .filter(|run| run.kind == RunKind::Sft && run.status == RunStatus::Done)
         .map(|run| run.id)
-        .next_back())
+        .collect())
 }
 
 /// The evaluation that ended the session's newest finished SFT run.
 fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigures>> {
-    let Some(run) = finished_sft(context)? else {
+    let Some(run) = finished_sft_runs(context)?.pop() else {
         return Ok(None);
     };
     let rows = context.store.metrics(&run)?;

@@ -101,6 +101,10 @@ pub struct SftConfig {
     pub batch_size: usize,
     /// Padded tokens per optimizer step at most.
     pub batch_tokens: usize,
+    /// Fraction of scripted demonstrations that answer directly, without the calculator
+    /// (chosen per task by the run seed): a cold-start set with both styles, so that RL
+    /// has a choice to learn.
+    pub direct_answers: f64,
 }
 
 impl Default for SftConfig {
@@ -110,6 +114,7 @@ impl Default for SftConfig {
             epochs: 1,
             batch_size: 16,
             batch_tokens: 8192,
+            direct_answers: 0.0,
         }
     }
 }
@@ -272,6 +277,11 @@ impl RunConfig {
         );
         anyhow::ensure!(self.sft.batch_size > 0, "sft.batch_size must be positive");
         anyhow::ensure!(self.sft.epochs > 0, "sft.epochs must be positive");
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.sft.direct_answers),
+            "sft.direct_answers must be a fraction between 0 and 1, not {}",
+            self.sft.direct_answers
+        );
         Ok(())
     }
 

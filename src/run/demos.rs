@@ -9,10 +9,19 @@ use crate::model::embedded::calculations;
 use crate::trajectory::{Message, Task, ToolCall};
 use serde_json::json;
 
-/// The demonstration of a task: its prompt, then the calculator steps of its reference
-/// solution and the final answer. `None` when the task has no annotated solution or no
-/// ground truth.
-pub fn demonstration(task: &Task) -> Option<Vec<Message>> {
+/// How a demonstration reaches its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DemoStyle {
+    /// One calculator call per step of the reference solution, then the answer.
+    Calculator,
+    /// The answer straight away, computed in the head.
+    Direct,
+}
+
+/// The demonstration of a task in the given style: its prompt, then the calculator steps of
+/// its reference solution (unless direct) and the final answer. `None` when the task has no
+/// annotated solution or no ground truth.
+pub fn demonstration(task: &Task, style: DemoStyle) -> Option<Vec<Message>> {
     let solution = task.reference_solution.as_deref()?;
     let answer = task.ground_truth.as_deref()?;
     let steps = calculations(solution);
@@ -20,6 +29,10 @@ pub fn demonstration(task: &Task) -> Option<Vec<Message>> {
         return None;
     }
     let mut messages = task.prompt.clone();
+    if style == DemoStyle::Direct {
+        messages.push(final_answer(answer));
+        return Some(messages);
+    }
     for (index, (expression, _)) in steps.iter().enumerate() {
         let mut call = Message::assistant(String::new());
         let mut tool_call =
@@ -34,10 +47,13 @@ pub fn demonstration(task: &Task) -> Option<Vec<Message>> {
         result.is_error = output.failure.is_some();
         messages.push(result);
     }
-    messages.push(Message::assistant(format!(
-        "The answer is {answer}.\nFinal Answer: {answer}"
-    )));
+    messages.push(final_answer(answer));
     Some(messages)
+}
+
+/// The closing assistant turn: the answer in a sentence, then on the verifier's line.
+fn final_answer(answer: &str) -> Message {
+    Message::assistant(format!("The answer is {answer}.\nFinal Answer: {answer}"))
 }
 
 #[cfg(test)]
@@ -51,7 +67,7 @@ mod tests {
         let spec: TaskSetSpec = "arith:3".parse().unwrap();
         let tasks = spec.load(Some(50), 7).unwrap();
         for task in &tasks {
-            let messages = demonstration(task).expect("annotated solution");
+            let messages = demonstration(task, DemoStyle::Calculator).expect("annotated solution");
             let results: Vec<&Message> = messages.iter().filter(|m| m.role == Role::Tool).collect();
             assert!(!results.is_empty(), "{}", task.id);
             assert!(results.iter().all(|m| !m.is_error), "{}", task.id);
@@ -67,6 +83,19 @@ mod tests {
         let mut task = Task::new("t", "test", "What is 2 + 2?");
         task.ground_truth = Some("4".into());
         task.reference_solution = Some("Just add them.\n#### 4".into());
-        assert!(demonstration(&task).is_none());
+        assert!(demonstration(&task, DemoStyle::Calculator).is_none());
+        assert!(demonstration(&task, DemoStyle::Direct).is_none());
+    }
+
+    #[test]
+    fn a_direct_demonstration_answers_without_calling_the_tool() {
+        let spec: TaskSetSpec = "arith:1".parse().unwrap();
+        let task = spec.load(Some(1), 3).unwrap().remove(0);
+        let messages = demonstration(&task, DemoStyle::Direct).unwrap();
+        assert_eq!(messages.len(), task.prompt.len() + 1);
+        let last = messages.last().unwrap();
+        assert!(last.tool_calls.is_empty());
+        let truth = task.ground_truth.as_deref().unwrap();
+        assert!(last.content.ends_with(&format!("Final Answer: {truth}")));
     }
 }

@@ -3,8 +3,9 @@
 //! encoded by the model's chat template with the loss on the assistant's tokens only.
 
 use super::config::{RunConfig, SftSource};
-use super::demos::demonstration;
+use super::demos::{DemoStyle, demonstration};
 use crate::agent::rollout::offered_tools;
+use crate::agent::tasks::SplitMix64;
 use crate::agent::tools::builtin_spec;
 use crate::formats::{ImportOptions, Item, import_file};
 use crate::model::Chat;
@@ -73,11 +74,18 @@ fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
         .tasks
         .train_spec()?
         .load(Some(config.tasks.train_size), config.tasks.seed)?;
+    let mut rng = SplitMix64::new(config.seed);
     Ok(tasks
         .iter()
         .map(|task| {
             let tools = offered_tools(task, &config.rollout);
-            (task.id.clone(), demonstration(task), tools)
+            let direct = (rng.next_u64() as f64 / u64::MAX as f64) < config.sft.direct_answers;
+            let style = if direct {
+                DemoStyle::Direct
+            } else {
+                DemoStyle::Calculator
+            };
+            (task.id.clone(), demonstration(task, style), tools)
         })
         .collect())
 }
@@ -110,4 +118,39 @@ fn file_conversations(
         );
     }
     Ok(conversations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ids of the direct demonstrations among 200, and how many there are in all.
+    fn direct_tasks(direct_answers: f64, seed: u64) -> (Vec<String>, usize) {
+        let mut config = RunConfig::default();
+        config.seed = seed;
+        config.tasks.train = "arith:1:train".into();
+        config.tasks.train_size = 200;
+        config.sft.direct_answers = direct_answers;
+        let conversations = demo_conversations(&config).unwrap();
+        let direct = conversations
+            .iter()
+            .filter(|(_, messages, _)| {
+                let messages = messages.as_ref().expect("arithmetic tasks are annotated");
+                messages.iter().all(|message| message.tool_calls.is_empty())
+            })
+            .map(|(id, _, _)| id.clone())
+            .collect();
+        (direct, conversations.len())
+    }
+
+    #[test]
+    fn the_share_of_direct_demonstrations_follows_the_config() {
+        assert!(direct_tasks(0.0, 0).0.is_empty());
+        let (all, total) = direct_tasks(1.0, 0);
+        assert_eq!(all.len(), total);
+        let (some, total) = direct_tasks(0.6, 0);
+        let share = some.len() as f64 / total as f64;
+        assert!((0.5..=0.7).contains(&share), "{share}");
+        assert_ne!(direct_tasks(0.6, 1).0, some, "the run seed picks the tasks");
+    }
 }

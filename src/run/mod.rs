@@ -34,9 +34,12 @@ use crate::trajectory::{RunStatus, Task};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The SFT preset of the embedded default (`examples/sft-tiny.toml`): the main job's cold
-/// start.
+/// The SFT preset of the embedded default (`examples/sft-tiny.toml`): the first half of the
+/// main job's cold start, calculator demonstrations only.
 pub const SFT_PRESET: &str = include_str!("../../examples/sft-tiny.toml");
+/// The mixed SFT preset (`examples/sft-mixed.toml`): the second half of the cold start, half
+/// of its demonstrations answering without the calculator.
+pub const SFT_MIXED_PRESET: &str = include_str!("../../examples/sft-mixed.toml");
 /// The GRPO preset of the embedded default (`examples/grpo-tiny.toml`): the run the TUI
 /// offers to launch.
 pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
