@@ -2,6 +2,8 @@
 //! SFT that learns, checkpoints that resume exactly, LoRA adapters, metrics files, and
 //! whole SFT and GRPO runs (killed and resumed).
 
+#[path = "train/async_runs.rs"]
+mod async_runs;
 #[path = "train/checkpoints.rs"]
 mod checkpoints;
 #[path = "train/common.rs"]

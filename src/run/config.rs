@@ -165,6 +165,10 @@ pub struct GrpoRunConfig {
     pub update: GrpoConfig,
     /// Difficulty sampling.
     pub curriculum: CurriculumConfig,
+    /// Generate step k+1's rollouts while step k trains, with a copy of the policy from
+    /// before step k's update: staleness 1, recorded on each trajectory; the importance
+    /// ratio is against those behaviour log-probs. Full fine-tuning only (not LoRA).
+    pub async_rollouts: bool,
 }
 
 impl Default for GrpoRunConfig {
@@ -179,6 +183,7 @@ impl Default for GrpoRunConfig {
             overlong_reward: None,
             update: GrpoConfig::default(),
             curriculum: CurriculumConfig::default(),
+            async_rollouts: false,
         }
     }
 }
@@ -277,6 +282,11 @@ impl RunConfig {
         );
         anyhow::ensure!(self.sft.batch_size > 0, "sft.batch_size must be positive");
         anyhow::ensure!(self.sft.epochs > 0, "sft.epochs must be positive");
+        anyhow::ensure!(
+            !(self.grpo.async_rollouts && self.trainer.lora.is_some()),
+            "grpo.async_rollouts works with full fine-tuning only: remove [trainer.lora] or \
+             set grpo.async_rollouts = false"
+        );
         anyhow::ensure!(
             (0.0..=1.0).contains(&self.sft.direct_answers),
             "sft.direct_answers must be a fraction between 0 and 1, not {}",

@@ -6,19 +6,25 @@
 use super::config::RunConfig;
 use super::control::{Phase, RunEvent};
 use super::curriculum::{CurriculumState, TaskDraw};
-use super::grpo_step::{advantages, roll_out, rollout_metrics};
+use super::grpo_step::{
+    Pending, StepRollouts, advantages, join_rollouts, roll_out, rollout_config, rollout_metrics,
+};
 use super::lifecycle::{
     RunFiles, discard_after, load_run, record_status, start_run, starting_model,
 };
 use super::sft_run::trainer_config;
-use super::{EvalFigures, RunContext, RunOutcome, evaluate_policy, save_final_policy};
+use super::{
+    EvalFigures, RunContext, RunOutcome, evaluate_policy, local_policy, policy_tokens,
+    save_final_policy, snapshot_policy,
+};
 use crate::model::{LanguageModel, Qwen};
 use crate::train::{
-    CheckpointMeta, GrpoBatch, MetricsWriter, Trainer, checkpoint_dir, latest_checkpoint,
-    metrics_row, reference_from_folder,
+    CheckpointMeta, GrpoBatch, GrpoSample, MetricsWriter, Trainer, checkpoint_dir,
+    latest_checkpoint, metrics_row, reference_from_folder,
 };
-use crate::trajectory::{RunInfo, RunKind, RunStatus};
+use crate::trajectory::{RunInfo, RunKind, RunStatus, Task};
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -167,37 +173,63 @@ impl GrpoRun {
             eval = Some(figures);
         }
         let mut status = RunStatus::Done;
-        while self.step < total {
-            if !context
-                .control
-                .wait_while_paused(|| on_event(RunEvent::Paused))
-            {
-                status = RunStatus::Stopped;
-                let checkpoint = checkpoint_dir(&self.files.checkpoints(), self.step);
-                if self.step > 0 && !checkpoint.is_dir() {
+        std::thread::scope(|scope| -> anyhow::Result<()> {
+            let mut pending: Option<Pending<'_>> = None;
+            while self.step < total {
+                if !context
+                    .control
+                    .wait_while_paused(|| on_event(RunEvent::Paused))
+                {
+                    status = RunStatus::Stopped;
+                    let checkpoint = checkpoint_dir(&self.files.checkpoints(), self.step);
+                    if self.step > 0 && !checkpoint.is_dir() {
+                        self.checkpoint(context, &trainer, on_event)?;
+                    }
+                    break;
+                }
+                let step = self.step + 1;
+                let started = Instant::now();
+                let (rollouts, waited) = match pending.take() {
+                    Some(handle) => (join_rollouts(handle)?, Some(started.elapsed())),
+                    None => (
+                        self.roll_out_now(context, config, &trainer, step, on_event)?,
+                        None,
+                    ),
+                };
+                let tokens: usize = rollouts.trajectories.iter().map(policy_tokens).sum();
+                let (mut values, samples) = self.learn_from(context, config, step, rollouts)?;
+                if let Some(waited) = waited {
+                    values.insert("timing/wait_rollouts".into(), waited.as_secs_f64());
+                }
+                if config.grpo.async_rollouts && step < total {
+                    pending = Some(self.roll_out_ahead(scope, context, config, &trainer, step)?);
+                }
+                self.update(config, &mut trainer, step, &samples, &mut values, on_event)?;
+                let seconds = started.elapsed().as_secs_f64();
+                values.insert("step_time".into(), seconds);
+                values.insert(
+                    "tokens_per_second".into(),
+                    tokens as f64 / seconds.max(1e-9),
+                );
+                let every = config.eval.every;
+                if step == total || (every > 0 && step % every == 0) {
+                    let figures = evaluate_policy(context, config, &trainer, &run, step, on_event)?;
+                    values.extend(figures.metric_values());
+                    eval = Some(figures);
+                }
+                self.step = step;
+                let row = metrics_row(&run, step, values);
+                context.store.put_metrics(&row)?;
+                self.metrics.append(&row)?;
+                on_event(RunEvent::Step(row));
+                let every = config.checkpoint_every;
+                let stopping = context.control.stopping();
+                if step == total || stopping || (every > 0 && step % every == 0) {
                     self.checkpoint(context, &trainer, on_event)?;
                 }
-                break;
             }
-            let step = self.step + 1;
-            let mut values = self.step_once(context, config, &mut trainer, step, on_event)?;
-            let every = config.eval.every;
-            if step == total || (every > 0 && step % every == 0) {
-                let figures = evaluate_policy(context, config, &trainer, &run, step, on_event)?;
-                values.extend(figures.metric_values());
-                eval = Some(figures);
-            }
-            self.step = step;
-            let row = metrics_row(&run, step, values);
-            context.store.put_metrics(&row)?;
-            self.metrics.append(&row)?;
-            on_event(RunEvent::Step(row));
-            let every = config.checkpoint_every;
-            let stopping = context.control.stopping();
-            if step == total || stopping || (every > 0 && step % every == 0) {
-                self.checkpoint(context, &trainer, on_event)?;
-            }
-        }
+            Ok(())
+        })?;
         let model = save_final_policy(context, &trainer, &run)?;
         record_status(&context.store, &mut self.info, self.step, status)?;
         on_event(RunEvent::Finished {
@@ -213,45 +245,125 @@ impl GrpoRun {
         })
     }
 
-    /// Rollouts, advantages and the update of step `step`; returns its metrics.
-    fn step_once(
+    /// Step `step`'s rollouts with the current policy (version `step − 1`).
+    fn roll_out_now(
         &mut self,
         context: &RunContext,
         config: &RunConfig,
-        trainer: &mut Trainer,
+        trainer: &Trainer,
         step: u64,
         on_event: &mut dyn FnMut(RunEvent),
-    ) -> anyhow::Result<std::collections::BTreeMap<String, f64>> {
-        let started = Instant::now();
-        let grpo = &config.grpo;
-        let per_step = grpo.tasks_per_step;
+    ) -> anyhow::Result<StepRollouts> {
+        let per_step = config.grpo.tasks_per_step;
         let tasks = self.draw.tasks(step, per_step, self.curriculum, config)?;
-        let rollout = crate::agent::rollout::RolloutConfig {
-            seed: config.seed,
-            ..config.rollout.clone()
-        };
-        let mut rollouts = roll_out(
+        let policy = local_policy(trainer.model())?;
+        let first_group = (step - 1) * per_step as u64;
+        let rollout = rollout_config(config);
+        let (run, group) = (self.info.id.as_str(), config.grpo.group);
+        roll_out(
             context,
-            trainer.model(),
+            &policy,
             &rollout,
             &tasks,
-            grpo.group,
-            &self.info.id,
+            group,
+            run,
             step - 1,
-            (step - 1) * per_step as u64,
+            first_group,
             on_event,
-        )?;
+        )
+    }
+
+    /// Starts step `step + 1`'s rollouts in the background with a snapshot of the policy
+    /// before step `step`'s update (version `step − 1`), so they train with staleness 1.
+    fn roll_out_ahead<'scope>(
+        &mut self,
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        context: &'scope RunContext,
+        config: &RunConfig,
+        trainer: &Trainer,
+        step: u64,
+    ) -> anyhow::Result<Pending<'scope>> {
+        let per_step = config.grpo.tasks_per_step;
+        let tasks = self
+            .draw
+            .tasks(step + 1, per_step, self.curriculum, config)?;
+        let policy = snapshot_policy(trainer.model())?;
+        let rollout = rollout_config(config);
+        let (run, group) = (self.info.id.clone(), config.grpo.group);
+        let first_group = step * per_step as u64;
+        Ok(scope.spawn(move || {
+            roll_out(
+                context,
+                &policy,
+                &rollout,
+                &tasks,
+                group,
+                &run,
+                step - 1,
+                first_group,
+                &mut |_| {},
+            )
+        }))
+    }
+
+    /// Advantages, storage and metrics of step `step`'s rollouts, and the next curriculum
+    /// level; returns the metrics and the samples to train on.
+    fn learn_from(
+        &mut self,
+        context: &RunContext,
+        config: &RunConfig,
+        step: u64,
+        mut rollouts: StepRollouts,
+    ) -> anyhow::Result<(BTreeMap<String, f64>, Vec<GrpoSample>)> {
+        let grpo = &config.grpo;
+        if grpo.async_rollouts {
+            let trained_version = step - 1;
+            for trajectory in &mut rollouts.trajectories {
+                let sampled = trajectory.policy_version.unwrap_or(trained_version);
+                trajectory.staleness = Some(trained_version.saturating_sub(sampled) as u32);
+            }
+        }
         let prepared = advantages(grpo, &mut rollouts.trajectories);
-        let drawn: Vec<_> = tasks.iter().map(|task| task.as_ref().clone()).collect();
+        let drawn: Vec<Task> = rollouts.tasks.iter().map(|t| t.as_ref().clone()).collect();
         context.store.put_tasks(&drawn)?;
         context.store.put_trajectories(&rollouts.trajectories)?;
-        let mut values = rollout_metrics(&rollouts.trajectories, rollout.max_tokens);
+        let mut values = rollout_metrics(&rollouts.trajectories, config.rollout.max_tokens);
         values.insert("timing/generate".into(), rollouts.seconds);
         values.insert(
             "frac_reward_zero_std".into(),
             prepared.zero_std_groups as f64 / prepared.groups.max(1) as f64,
         );
-        if prepared.samples.is_empty() {
+        if grpo.async_rollouts {
+            let staleness = rollouts
+                .trajectories
+                .iter()
+                .map(|t| f64::from(t.staleness.unwrap_or(0)))
+                .sum::<f64>()
+                / rollouts.trajectories.len().max(1) as f64;
+            values.insert("async/staleness".into(), staleness);
+        }
+        let success = values.get("success_rate").copied().unwrap_or(0.0);
+        self.curriculum = self
+            .draw
+            .next(self.curriculum, success, grpo.curriculum.target);
+        if grpo.curriculum.enabled {
+            values.insert("curriculum/level".into(), f64::from(self.curriculum.level));
+        }
+        Ok((values, prepared.samples))
+    }
+
+    /// The policy update of step `step` on `samples`, and the step's timing figures.
+    fn update(
+        &mut self,
+        config: &RunConfig,
+        trainer: &mut Trainer,
+        step: u64,
+        samples: &[GrpoSample],
+        values: &mut BTreeMap<String, f64>,
+        on_event: &mut dyn FnMut(RunEvent),
+    ) -> anyhow::Result<()> {
+        let grpo = &config.grpo;
+        if samples.is_empty() {
             values.insert("skipped_update".into(), 1.0);
         } else {
             on_event(RunEvent::Progress {
@@ -261,30 +373,12 @@ impl GrpoRun {
                 total: grpo.update.iterations as u64,
             });
             let train_started = Instant::now();
-            let batch = GrpoBatch::new(
-                &prepared.samples,
-                trainer.pad_id(),
-                trainer.model().device(),
-            )?;
+            let batch = GrpoBatch::new(samples, trainer.pad_id(), trainer.model().device())?;
             let update = trainer.grpo_update(&batch, self.reference.as_ref(), &grpo.update)?;
             values.extend(update.metric_values());
             values.insert("timing/train".into(), train_started.elapsed().as_secs_f64());
         }
-        let success = values.get("success_rate").copied().unwrap_or(0.0);
-        self.curriculum = self
-            .draw
-            .next(self.curriculum, success, grpo.curriculum.target);
-        if grpo.curriculum.enabled {
-            values.insert("curriculum/level".into(), f64::from(self.curriculum.level));
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        let tokens: usize = rollouts.trajectories.iter().map(super::policy_tokens).sum();
-        values.insert("step_time".into(), seconds);
-        values.insert(
-            "tokens_per_second".into(),
-            tokens as f64 / seconds.max(1e-9),
-        );
-        Ok(values)
+        Ok(())
     }
 
     fn checkpoint(

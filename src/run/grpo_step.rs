@@ -2,12 +2,11 @@
 //! group-relative advantages (dynamic sampling, overlong handling, optional per-turn process
 //! scores), and the step's rollout metrics under TRL's and verl's names.
 
-use super::config::GrpoRunConfig;
+use super::RunContext;
+use super::config::{GrpoRunConfig, RunConfig};
 use super::control::{Phase, RunEvent};
 use super::eval::policy_tokens;
-use super::{RunContext, local_policy};
-use crate::agent::rollout::{RolloutConfig, RolloutRequest, run_rollouts};
-use crate::model::LanguageModel;
+use crate::agent::rollout::{Policy, RolloutConfig, RolloutRequest, run_rollouts};
 use crate::train::advantage::group_advantages;
 use crate::train::{Advantage, GrpoSample};
 use crate::trajectory::{Role, StopReason, Task, Trajectory};
@@ -24,14 +23,16 @@ pub struct StepRollouts {
     pub trajectories: Vec<Trajectory>,
     /// Wall-clock seconds of the rollout phase.
     pub seconds: f64,
+    /// The tasks rolled out.
+    pub tasks: Vec<Arc<Task>>,
 }
 
-/// Rolls out `group` samples of each task with `model` as policy version `version`; groups
+/// Rolls out `group` samples of each task with `policy` as policy version `version`; groups
 /// are numbered from `first_group`.
 #[allow(clippy::too_many_arguments)]
 pub fn roll_out(
     context: &RunContext,
-    model: &LanguageModel,
+    policy: &Policy,
     rollout: &RolloutConfig,
     tasks: &[Arc<Task>],
     group: u32,
@@ -41,7 +42,6 @@ pub fn roll_out(
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<StepRollouts> {
     let started = Instant::now();
-    let policy = local_policy(model)?;
     let requests: Vec<RolloutRequest> = tasks
         .iter()
         .enumerate()
@@ -58,7 +58,7 @@ pub fn roll_out(
     let total = requests.len() as u64;
     let mut trajectories = Vec::with_capacity(requests.len());
     context.runtime.block_on(run_rollouts(
-        &policy,
+        policy,
         &context.environment,
         rollout,
         requests,
@@ -76,7 +76,26 @@ pub fn roll_out(
     Ok(StepRollouts {
         trajectories,
         seconds: started.elapsed().as_secs_f64(),
+        tasks: tasks.to_vec(),
     })
+}
+
+/// Rollouts generated in the background for the next step (asynchronous mode).
+pub type Pending<'scope> = std::thread::ScopedJoinHandle<'scope, anyhow::Result<StepRollouts>>;
+
+/// The rollouts a background thread made, its panic turned into an error.
+pub fn join_rollouts(handle: Pending<'_>) -> anyhow::Result<StepRollouts> {
+    handle
+        .join()
+        .map_err(|_| anyhow::anyhow!("the background rollout thread panicked"))?
+}
+
+/// The rollout settings of a run: its `[rollout]` table with the run seed.
+pub fn rollout_config(config: &RunConfig) -> RolloutConfig {
+    RolloutConfig {
+        seed: config.seed,
+        ..config.rollout.clone()
+    }
 }
 
 /// The training samples of a step and what the advantage pass counted.

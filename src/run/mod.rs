@@ -26,7 +26,7 @@ pub use sft_run::{resume_sft, train_sft};
 use crate::agent::rollout::{Environment, LocalPolicy, Policy};
 use crate::agent::tools::{SandboxLimits, ToolRegistry};
 use crate::agent::verifier::Verifier;
-use crate::model::{LanguageModel, LoadOptions};
+use crate::model::{Decoder, LanguageModel, LoadOptions, Network};
 use crate::session::{SessionConfig, SessionPaths};
 use crate::store::Store;
 use crate::train::Trainer;
@@ -105,6 +105,18 @@ pub fn session_environment(
 /// its chat template. Dropping the policy ends the thread.
 pub fn local_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
     let (policy, _thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+    Ok(Policy::Local {
+        policy,
+        chat: Arc::new(model.chat.clone()),
+    })
+}
+
+/// A local policy over a snapshot of a model's weights (later updates of the model do not
+/// reach it): the behaviour policy of asynchronous rollouts.
+pub fn snapshot_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
+    let network = Network::Qwen(model.frozen_copy()?);
+    let decoder = Decoder::new(&network, model.config.max_position_embeddings);
+    let (policy, _thread) = LocalPolicy::spawn(decoder, model.stop_token_ids())?;
     Ok(Policy::Local {
         policy,
         chat: Arc::new(model.chat.clone()),

@@ -1,12 +1,16 @@
 //! Shared helpers: the fixture folder and its reference numbers, small models, SFT data.
 
 use rollscope::model::embedded::{
-    self, EmbeddedSpec, calculator_conversation, calculator_tool, gsm8k_rows,
+    self, EmbeddedSpec, calculator_conversation, calculator_tool, gsm8k_rows, init_folder,
 };
 use rollscope::model::{LanguageModel, LoadOptions};
+use rollscope::run::{RunContext, RunControl, rollout_runtime, session_environment};
+use rollscope::session::SessionPaths;
+use rollscope::store::Store;
 use rollscope::train::SftExample;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The tiny Qwen2 fixture folder.
 pub fn fixture_dir() -> PathBuf {
@@ -83,5 +87,34 @@ pub fn relative_error(got: f64, want: f64) -> f64 {
         (got - want).abs()
     } else {
         ((got - want) / want).abs()
+    }
+}
+
+/// A session under `root` with the embedded default model as its base.
+pub fn session(root: &Path) -> SessionPaths {
+    let paths = SessionPaths::new(root, "default").unwrap();
+    init_folder(
+        &paths.models_dir().join("base"),
+        &EmbeddedSpec::default(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    paths
+}
+
+/// A run context over the session: its store, tools and a fresh control.
+pub fn context(paths: &SessionPaths) -> RunContext {
+    let runtime = rollout_runtime().unwrap();
+    let config = paths.load_config().unwrap();
+    let environment = runtime
+        .block_on(async { session_environment(paths, &config) })
+        .unwrap();
+    RunContext {
+        store: Arc::new(Store::open(&paths.store_dir()).unwrap()),
+        paths: paths.clone(),
+        environment,
+        load: LoadOptions::default(),
+        control: RunControl::new(),
+        runtime,
     }
 }

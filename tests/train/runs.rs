@@ -3,23 +3,18 @@
 //! demonstrations; a run killed with SIGKILL and resumed without lost or duplicated rows or
 //! trajectories; config errors that name the key.
 
-use rollscope::model::embedded::{EmbeddedSpec, init_folder};
+use super::common::{context, session};
 use rollscope::model::{LanguageModel, LoadOptions};
-use rollscope::run::{
-    RunConfig, RunContext, RunControl, RunEvent, rollout_runtime, session_environment, train_grpo,
-    train_sft,
-};
-use rollscope::session::SessionPaths;
+use rollscope::run::{RunConfig, RunEvent, train_grpo, train_sft};
 use rollscope::store::{Filter, Query, Store};
 use rollscope::trajectory::RunStatus;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A small run config: few tasks, short turns, a checkpoint every step.
-const SMALL_GRPO: &str = r#"
+pub const SMALL_GRPO: &str = r#"
 name = "test"
 seed = 3
 checkpoint_every = 1
@@ -42,33 +37,6 @@ dynamic_sampling = false
 every = 2
 "#;
 
-fn session(root: &Path) -> SessionPaths {
-    let paths = SessionPaths::new(root, "default").unwrap();
-    init_folder(
-        &paths.models_dir().join("base"),
-        &EmbeddedSpec::default(),
-        &LoadOptions::default(),
-    )
-    .unwrap();
-    paths
-}
-
-fn context(paths: &SessionPaths) -> RunContext {
-    let runtime = rollout_runtime().unwrap();
-    let config = paths.load_config().unwrap();
-    let environment = runtime
-        .block_on(async { session_environment(paths, &config) })
-        .unwrap();
-    RunContext {
-        store: Arc::new(Store::open(&paths.store_dir()).unwrap()),
-        paths: paths.clone(),
-        environment,
-        load: LoadOptions::default(),
-        control: RunControl::new(),
-        runtime,
-    }
-}
-
 fn metric_steps(store: &Store, run: &str) -> Vec<u64> {
     store
         .metrics(run)
@@ -90,7 +58,7 @@ fn jsonl_steps(path: &Path) -> Vec<u64> {
         .collect()
 }
 
-fn run_trajectories(store: &Store, run: &str) -> Vec<(u64, u64, u32)> {
+pub fn run_trajectories(store: &Store, run: &str) -> Vec<(u64, u64, u32)> {
     let filter = Filter {
         run: Some(run.to_string()),
         ..Filter::default()
