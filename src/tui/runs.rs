@@ -1,5 +1,6 @@
 //! The Runs tab's state: the run list, the selected run's metrics rows (kept current as new
-//! rows arrive), the smoothing toggle, the run this session trains, and the launch form.
+//! rows arrive), a second run pinned to overlay its curves, the smoothing toggle, the run
+//! this session trains, and the launch form.
 
 use super::action::Action;
 use super::launch_form::LaunchForm;
@@ -21,6 +22,10 @@ pub struct RunsState {
     pub metrics_run: Option<String>,
     /// Its metrics rows, by step.
     pub rows: Vec<MetricsRow>,
+    /// The run pinned to overlay the charts of whichever run is selected.
+    pub overlay_run: Option<String>,
+    /// Its metrics rows, by step.
+    pub overlay_rows: Vec<MetricsRow>,
     /// Smooth the charts.
     pub smoothing: bool,
     /// The run the engine trains for this session, as it last reported.
@@ -65,11 +70,34 @@ impl RunsState {
         vec![Command::LoadMetrics { run }]
     }
 
-    /// Takes all rows of a run.
+    /// Takes all rows of a run: the selected one's, the overlay's, or both.
     pub fn receive_metrics(&mut self, run: &str, rows: Vec<MetricsRow>) {
+        if self.overlay_run.as_deref() == Some(run) {
+            self.overlay_rows = rows.clone();
+        }
         if self.metrics_run.as_deref() == Some(run) {
             self.rows = rows;
         }
+    }
+
+    /// The overlay's id and rows, unless it is the selected run itself.
+    pub fn overlay(&self) -> Option<(&str, &[MetricsRow])> {
+        let run = self.overlay_run.as_deref()?;
+        (self.metrics_run.as_deref() != Some(run)).then_some((run, self.overlay_rows.as_slice()))
+    }
+
+    /// Pins the selected run as the overlay, or unpins it when it is already.
+    fn toggle_overlay(&mut self) -> Vec<Command> {
+        let Some(run) = self.selected_run().map(|run| run.id.clone()) else {
+            return Vec::new();
+        };
+        self.overlay_rows.clear();
+        if self.overlay_run.as_ref() == Some(&run) {
+            self.overlay_run = None;
+            return Vec::new();
+        }
+        self.overlay_run = Some(run.clone());
+        vec![Command::LoadMetrics { run }]
     }
 
     /// Takes new rows of a live run: a row for a step already held replaces it. The run's
@@ -80,14 +108,11 @@ impl RunsState {
         {
             info.step = info.step.max(newest);
         }
-        if self.metrics_run.as_deref() != Some(run) {
-            return;
+        if self.overlay_run.as_deref() == Some(run) {
+            merge_rows(&mut self.overlay_rows, rows.clone());
         }
-        for row in rows {
-            match self.rows.binary_search_by_key(&row.step, |held| held.step) {
-                Ok(index) => self.rows[index] = row,
-                Err(index) => self.rows.insert(index, row),
-            }
+        if self.metrics_run.as_deref() == Some(run) {
+            merge_rows(&mut self.rows, rows);
         }
     }
 
@@ -204,8 +229,19 @@ impl RunsState {
                 self.smoothing = !self.smoothing;
                 Outcome::Commands(Vec::new())
             }
+            Action::Pin => Outcome::Commands(self.toggle_overlay()),
             Action::Up | Action::Down => Outcome::Commands(Vec::new()),
             _ => Outcome::Ignored,
+        }
+    }
+}
+
+/// Merges new rows into rows held by step: a row for a step already held replaces it.
+fn merge_rows(held: &mut Vec<MetricsRow>, rows: Vec<MetricsRow>) {
+    for row in rows {
+        match held.binary_search_by_key(&row.step, |old| old.step) {
+            Ok(index) => held[index] = row,
+            Err(index) => held.insert(index, row),
         }
     }
 }

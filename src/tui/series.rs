@@ -18,6 +18,12 @@ pub struct Metric {
     pub names: &'static [&'static str],
 }
 
+/// The reward, as the overlay of the reward chart reads it.
+pub const REWARD: Metric = Metric {
+    title: "reward",
+    names: &["reward"],
+};
+
 /// The small charts under the reward chart, in order.
 pub const SMALL_CHARTS: [Metric; 7] = [
     Metric {

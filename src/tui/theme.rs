@@ -53,6 +53,7 @@ struct ThemeFile {
     chart_main: Option<String>,
     chart_band: Option<String>,
     chart_alt: Option<String>,
+    chart_overlay: Option<String>,
     heat: Option<Vec<String>>,
 }
 
@@ -115,6 +116,8 @@ pub struct Theme {
     pub chart_band: Color,
     /// A second chart series.
     pub chart_alt: Color,
+    /// The pinned run's series, overlaid on the selected run's.
+    pub chart_overlay: Color,
     /// Heat-map backgrounds, cool to hot (five levels).
     pub heat: [Color; 5],
 }
@@ -164,6 +167,7 @@ impl Theme {
             chart_main: Color::Cyan,
             chart_band: Color::DarkGray,
             chart_alt: Color::Yellow,
+            chart_overlay: Color::Magenta,
             heat: [
                 Color::Blue,
                 Color::Cyan,
@@ -203,7 +207,7 @@ impl Theme {
         if let Some(name) = file.name {
             theme.name = name;
         }
-        let slots: [(&str, Option<String>, &mut Color); 27] = [
+        let slots: [(&str, Option<String>, &mut Color); 28] = [
             ("foreground", file.foreground, &mut theme.foreground),
             ("background", file.background, &mut theme.background),
             ("text", file.text, &mut theme.text),
@@ -231,6 +235,11 @@ impl Theme {
             ("chart_main", file.chart_main, &mut theme.chart_main),
             ("chart_band", file.chart_band, &mut theme.chart_band),
             ("chart_alt", file.chart_alt, &mut theme.chart_alt),
+            (
+                "chart_overlay",
+                file.chart_overlay,
+                &mut theme.chart_overlay,
+            ),
         ];
         for (field, value, slot) in slots {
             if let Some(value) = value {

@@ -137,3 +137,61 @@ fn trajectory_with_python_reasoning_and_a_failed_tool() {
     act(&mut app, &[Action::Right, Action::Right]);
     snapshot("trajectory_failed_tool", &app);
 }
+
+#[test]
+fn runs_with_a_pinned_run_overlaid() {
+    use rollscope::engine::Update;
+    use rollscope::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
+    use rollscope::tui::Msg;
+    let run = |id: &str| RunInfo {
+        id: id.into(),
+        kind: RunKind::Grpo,
+        status: RunStatus::Done,
+        config: serde_json::Value::Null,
+        seed: 0,
+        model: "m".into(),
+        code_version: "0".into(),
+        parent: None,
+        created_at: 0,
+        step: 20,
+        total_steps: 20,
+        note: None,
+    };
+    let rows = |id: &str, slope: f64| -> Vec<MetricsRow> {
+        (1..=20u32)
+            .map(|step| {
+                let x = f64::from(step);
+                MetricsRow {
+                    run: id.into(),
+                    step: u64::from(step),
+                    time: 0,
+                    values: [
+                        ("reward".to_string(), 0.1 + slope * x),
+                        ("reward_std".to_string(), 0.1),
+                        ("kl".to_string(), slope * x / 10.0),
+                        ("success_rate".to_string(), slope * x),
+                    ]
+                    .into(),
+                }
+            })
+            .collect()
+    };
+    let mut app = app(120, 34);
+    app.start();
+    act(&mut app, &[Action::TabRuns]);
+    app.update(Msg::Engine(Update::Runs(vec![
+        run("grpo-0001"),
+        run("grpo-0002"),
+    ])));
+    act(&mut app, &[Action::Up, Action::Pin]);
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0001".into(),
+        rows: rows("grpo-0001", 0.01),
+    }));
+    act(&mut app, &[Action::Down]);
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0002".into(),
+        rows: rows("grpo-0002", 0.04),
+    }));
+    snapshot("runs_overlay", &app);
+}

@@ -321,3 +321,70 @@ fn pause_resume_and_stop_steer_the_live_run_and_refuse_others() {
         "a stopped GRPO run resumes from its checkpoint once nothing trains"
     );
 }
+
+fn reward_rows(run: &str, rewards: &[f64]) -> Vec<rollscope::trajectory::MetricsRow> {
+    rewards
+        .iter()
+        .enumerate()
+        .map(|(step, reward)| rollscope::trajectory::MetricsRow {
+            run: run.into(),
+            step: step as u64 + 1,
+            time: 0,
+            values: [("reward".to_string(), *reward)].into(),
+        })
+        .collect()
+}
+
+#[test]
+fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
+    let mut app = runs_app(vec![
+        info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        info("grpo-0002", RunKind::Grpo, RunStatus::Running),
+    ]);
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0002".into(),
+        rows: reward_rows("grpo-0002", &[0.1, 0.2]),
+    }));
+    assert_eq!(app.runs.overlay(), None);
+    act(&mut app, &[Action::Up]);
+    let commands = act(&mut app, &[Action::Pin]);
+    assert_eq!(
+        commands,
+        vec![Command::LoadMetrics {
+            run: "grpo-0001".into()
+        }]
+    );
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0001".into(),
+        rows: reward_rows("grpo-0001", &[0.5, 0.6, 0.7]),
+    }));
+    assert_eq!(app.runs.overlay(), None, "a run is not overlaid on itself");
+    let commands = act(&mut app, &[Action::Down]);
+    assert_eq!(
+        commands,
+        vec![Command::LoadMetrics {
+            run: "grpo-0002".into()
+        }]
+    );
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0002".into(),
+        rows: reward_rows("grpo-0002", &[0.1, 0.2]),
+    }));
+    app.update(Msg::Engine(Update::MetricsAppended {
+        run: "grpo-0001".into(),
+        rows: reward_rows("grpo-0001", &[0.5, 0.6, 0.7, 0.8]),
+    }));
+    let (run, rows) = app
+        .runs
+        .overlay()
+        .expect("the pinned run overlays the selected one");
+    assert_eq!((run, rows.len(), app.runs.rows.len()), ("grpo-0001", 4, 2));
+    let screen = render(&app);
+    assert!(
+        screen.contains("◆grpo-0001"),
+        "the list marks the pinned run"
+    );
+    act(&mut app, &[Action::Up]);
+    assert!(act(&mut app, &[Action::Pin]).is_empty());
+    assert_eq!(app.runs.overlay_run, None, "space again unpins");
+}

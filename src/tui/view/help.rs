@@ -72,6 +72,10 @@ const RUNS: &[(Action, &str)] = &[
     (Action::Down, "next run"),
     (Action::Up, "previous run"),
     (Action::Smoothing, "smooth the charts"),
+    (
+        Action::Pin,
+        "pin this run: its curves overlay the selected run's (again: unpin)",
+    ),
     (Action::Open, "this run's rollouts, newest first"),
     (Action::NewRun, "launch a GRPO run (form)"),
     (Action::PauseRun, "pause the run after its step"),
@@ -182,6 +186,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::ResumeRun), "resume"),
             (keys(Action::StopRun), "stop"),
             (keys(Action::Smoothing), "smoothing"),
+            (keys(Action::Pin), "overlay"),
             (keys(Action::Open), "rollouts"),
         ],
         (Tab::Stats, _) => vec![

@@ -1,5 +1,6 @@
 //! The Runs tab: the run list, the reward chart with its ± std band, and small charts of
-//! the other metrics; series and bounds come from `series`.
+//! the other metrics, with a pinned run's curves overlaid; series and bounds come from
+//! `series`.
 
 use super::widgets::{pane, span};
 use crate::text::inert;
@@ -29,18 +30,41 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [list, reward] =
         Layout::horizontal([Constraint::Length(list_width), Constraint::Fill(1)]).areas(top);
     draw_run_list(frame, list, app);
-    let rows = &app.runs.rows;
-    draw_reward(
-        frame,
-        reward,
-        theme,
-        rows,
-        app.runs.smoothing,
-        total_steps(app),
-    );
-    draw_small_charts(frame, bottom, theme, rows, app.runs.smoothing);
+    let curves = Curves {
+        rows: &app.runs.rows,
+        selected: app.runs.metrics_run.as_deref().unwrap_or_default(),
+        overlay: app.runs.overlay(),
+        smoothing: app.runs.smoothing,
+    };
+    draw_reward(frame, reward, theme, &curves, total_steps(app));
+    draw_small_charts(frame, bottom, theme, &curves);
+    let rows = curves.rows;
     if footer.height > 0 {
         frame.render_widget(Paragraph::new(latest_line(theme, rows)), footer);
+    }
+}
+
+/// What the charts draw: the selected run's rows, the pinned run's, and smoothing.
+struct Curves<'a> {
+    rows: &'a [MetricsRow],
+    selected: &'a str,
+    overlay: Option<(&'a str, &'a [MetricsRow])>,
+    smoothing: bool,
+}
+
+impl Curves<'_> {
+    fn smooth(&self, points: Points) -> Points {
+        if self.smoothing {
+            series::smooth(&points, SMOOTHING)
+        } else {
+            points
+        }
+    }
+
+    /// The pinned run's id and its points of `metric`.
+    fn overlay_points(&self, metric: &Metric) -> Option<(&str, Points)> {
+        let (run, rows) = self.overlay?;
+        Some((run, self.smooth(series::points(rows, metric))))
     }
 }
 
@@ -71,8 +95,10 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
                     RunStatus::Paused => Tone::Warn,
                     RunStatus::Done | RunStatus::Stopped => Tone::Muted,
                 };
+                let pinned = app.runs.overlay_run.as_ref() == Some(&run.id);
                 let text = format!(
-                    "{:<11} {:<8} {:>5}/{:<5}",
+                    "{}{:<11} {:<8} {:>5}/{:<5}",
+                    if pinned { "◆" } else { " " },
                     inert(&run.id),
                     run.status.as_str(),
                     run.step,
@@ -108,41 +134,42 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-fn maybe_smooth(points: Points, smoothing: bool) -> Points {
-    if smoothing {
-        series::smooth(&points, SMOOTHING)
-    } else {
-        points
-    }
-}
-
 fn draw_reward(
     frame: &mut Frame,
     area: Rect,
     theme: &Theme,
-    rows: &[MetricsRow],
-    smoothing: bool,
+    curves: &Curves,
     steps: Option<(u64, u64)>,
 ) {
-    let (mean, lower, upper) = series::reward_band(rows);
+    let (mean, lower, upper) = series::reward_band(curves.rows);
     let (mean, lower, upper) = (
-        maybe_smooth(mean, smoothing),
-        maybe_smooth(lower, smoothing),
-        maybe_smooth(upper, smoothing),
+        curves.smooth(mean),
+        curves.smooth(lower),
+        curves.smooth(upper),
     );
-    let (x, y) = series::bounds(&[&mean, &lower, &upper]);
+    let overlay = curves.overlay_points(&series::REWARD);
     let mut title = format!(
         " reward (mean ± std{}) ",
-        if smoothing { ", smoothed" } else { "" }
+        if curves.smoothing { ", smoothed" } else { "" }
     );
     if let Some((step, total)) = steps {
         title.push_str(&format!("· step {step}/{total} "));
     }
-    let datasets = vec![
+    let mut datasets = vec![
         dataset(&lower, theme.chart_band, Marker::Braille),
         dataset(&upper, theme.chart_band, Marker::Braille),
-        dataset(&mean, theme.chart_main, Marker::Braille),
     ];
+    let mut all: Vec<&[(f64, f64)]> = vec![&mean, &lower, &upper];
+    if let Some((run, points)) = &overlay {
+        datasets.push(dataset(points, theme.chart_overlay, Marker::Braille).name(inert(run)));
+        all.push(points);
+    }
+    let main = dataset(&mean, theme.chart_main, Marker::Braille);
+    datasets.push(match overlay {
+        Some(_) => main.name(inert(curves.selected)),
+        None => main,
+    });
+    let (x, y) = series::bounds(&all);
     let chart = Chart::new(datasets)
         .block(pane(
             theme,
@@ -171,13 +198,7 @@ fn axis<'a>(theme: &Theme, bounds: [f64; 2], labelled: bool) -> Axis<'a> {
     }
 }
 
-fn draw_small_charts(
-    frame: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    rows: &[MetricsRow],
-    smoothing: bool,
-) {
+fn draw_small_charts(frame: &mut Frame, area: Rect, theme: &Theme, curves: &Curves) {
     if area.height < 3 || area.width < 10 {
         return;
     }
@@ -193,7 +214,7 @@ fn draw_small_charts(
         let cells = Layout::horizontal(vec![Constraint::Fill(1); columns]).split(*row_area);
         for (column, cell) in cells.iter().enumerate() {
             if let Some(metric) = SMALL_CHARTS.get(row_index * columns + column) {
-                draw_small_chart(frame, *cell, theme, rows, metric, smoothing);
+                draw_small_chart(frame, *cell, theme, curves, metric);
             }
         }
     }
@@ -203,15 +224,25 @@ fn draw_small_chart(
     frame: &mut Frame,
     area: Rect,
     theme: &Theme,
-    rows: &[MetricsRow],
+    curves: &Curves,
     metric: &Metric,
-    smoothing: bool,
 ) {
-    let points = maybe_smooth(series::points(rows, metric), smoothing);
-    let (x, y) = series::bounds(&[&points]);
+    let points = curves.smooth(series::points(curves.rows, metric));
+    let overlay = curves.overlay_points(metric);
     let latest = series::latest(&points).map_or_else(|| "–".to_string(), series::axis_label);
-    let title = format!(" {} {latest} ", metric.title);
-    let chart = Chart::new(vec![dataset(&points, theme.chart_alt, Marker::Braille)])
+    let mut title = format!(" {} {latest} ", metric.title);
+    let mut all: Vec<&[(f64, f64)]> = vec![&points];
+    let mut datasets = Vec::new();
+    if let Some((_, other)) = &overlay {
+        if let Some(value) = series::latest(other) {
+            title.push_str(&format!("vs {} ", series::axis_label(value)));
+        }
+        datasets.push(dataset(other, theme.chart_overlay, Marker::Braille));
+        all.push(other);
+    }
+    datasets.push(dataset(&points, theme.chart_alt, Marker::Braille));
+    let (x, y) = series::bounds(&all);
+    let chart = Chart::new(datasets)
         .block(pane(
             theme,
             Line::from(span(theme, Tone::Muted, title)),
