@@ -7,7 +7,7 @@ use super::config::RunConfig;
 use super::control::{Phase, RunEvent};
 use super::curriculum::{CurriculumState, TaskDraw};
 use super::grpo_step::{
-    Pending, StepRollouts, advantages, join_rollouts, roll_out, rollout_config, rollout_metrics,
+    Pending, StepRollouts, advantages, join_rollouts, roll_out, rollout_metrics,
 };
 use super::lifecycle::{
     RunFiles, discard_after, load_run, record_status, start_run, starting_model,
@@ -254,21 +254,16 @@ impl GrpoRun {
         step: u64,
         on_event: &mut dyn FnMut(RunEvent),
     ) -> anyhow::Result<StepRollouts> {
-        let per_step = config.grpo.tasks_per_step;
-        let tasks = self.draw.tasks(step, per_step, self.curriculum, config)?;
+        let tasks = (self.draw).tasks(step, config.grpo.tasks_per_step, self.curriculum, config)?;
         let policy = local_policy(trainer.model())?;
-        let first_group = (step - 1) * per_step as u64;
-        let rollout = rollout_config(config);
-        let (run, group) = (self.info.id.as_str(), config.grpo.group);
+        let run = self.info.id.as_str();
         roll_out(
             context,
             &policy,
-            &rollout,
-            &tasks,
-            group,
+            config,
             run,
-            step - 1,
-            first_group,
+            (step, step - 1),
+            &tasks,
             on_event,
         )
     }
@@ -279,28 +274,23 @@ impl GrpoRun {
         &mut self,
         scope: &'scope std::thread::Scope<'scope, '_>,
         context: &'scope RunContext,
-        config: &RunConfig,
+        config: &'scope RunConfig,
         trainer: &Trainer,
         step: u64,
     ) -> anyhow::Result<Pending<'scope>> {
-        let per_step = config.grpo.tasks_per_step;
-        let tasks = self
-            .draw
-            .tasks(step + 1, per_step, self.curriculum, config)?;
+        let next = step + 1;
+        let tasks = (self.draw).tasks(next, config.grpo.tasks_per_step, self.curriculum, config)?;
         let policy = snapshot_policy(trainer.model())?;
-        let rollout = rollout_config(config);
-        let (run, group) = (self.info.id.clone(), config.grpo.group);
-        let first_group = step * per_step as u64;
+        let run = self.info.id.clone();
+        let version = step - 1;
         Ok(scope.spawn(move || {
             roll_out(
                 context,
                 &policy,
-                &rollout,
-                &tasks,
-                group,
+                config,
                 &run,
-                step - 1,
-                first_group,
+                (next, version),
+                &tasks,
                 &mut |_| {},
             )
         }))

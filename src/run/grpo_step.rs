@@ -27,20 +27,21 @@ pub struct StepRollouts {
     pub tasks: Vec<Arc<Task>>,
 }
 
-/// Rolls out `group` samples of each task with `policy` as policy version `version`; groups
-/// are numbered from `first_group`.
-#[allow(clippy::too_many_arguments)]
+/// Rolls out the config's G samples of each of step `step`'s tasks with `policy` as policy
+/// version `version` (`step − 1`, or older for asynchronous rollouts); groups are numbered
+/// on from the previous steps'.
 pub fn roll_out(
     context: &RunContext,
     policy: &Policy,
-    rollout: &RolloutConfig,
-    tasks: &[Arc<Task>],
-    group: u32,
+    config: &RunConfig,
     run: &str,
-    version: u64,
-    first_group: u64,
+    (step, version): (u64, u64),
+    tasks: &[Arc<Task>],
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<StepRollouts> {
+    let rollout = rollout_config(config);
+    let group = config.grpo.group;
+    let first_group = (step - 1) * config.grpo.tasks_per_step as u64;
     let started = Instant::now();
     let requests: Vec<RolloutRequest> = tasks
         .iter()
@@ -60,12 +61,12 @@ pub fn roll_out(
     context.runtime.block_on(run_rollouts(
         policy,
         &context.environment,
-        rollout,
+        &rollout,
         requests,
         |trajectory| {
             trajectories.push(trajectory);
             on_event(RunEvent::Progress {
-                step: version + 1,
+                step,
                 phase: Phase::Rollouts,
                 done: trajectories.len() as u64,
                 total,
@@ -91,7 +92,7 @@ pub fn join_rollouts(handle: Pending<'_>) -> anyhow::Result<StepRollouts> {
 }
 
 /// The rollout settings of a run: its `[rollout]` table with the run seed.
-pub fn rollout_config(config: &RunConfig) -> RolloutConfig {
+fn rollout_config(config: &RunConfig) -> RolloutConfig {
     RolloutConfig {
         seed: config.seed,
         ..config.rollout.clone()

@@ -104,18 +104,21 @@ pub fn session_environment(
 /// The local policy of a model: a decode thread over its weights (it sees every update) and
 /// its chat template. Dropping the policy ends the thread.
 pub fn local_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
-    let (policy, _thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
-    Ok(Policy::Local {
-        policy,
-        chat: Arc::new(model.chat.clone()),
-    })
+    policy_over(model.decoder(), model)
 }
 
 /// A local policy over a snapshot of a model's weights (later updates of the model do not
 /// reach it): the behaviour policy of asynchronous rollouts.
 pub fn snapshot_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
     let network = Network::Qwen(model.frozen_copy()?);
-    let decoder = Decoder::new(&network, model.config.max_position_embeddings);
+    policy_over(
+        Decoder::new(&network, model.config.max_position_embeddings),
+        model,
+    )
+}
+
+/// A decode thread over `decoder`, with the stop tokens and chat template of `model`.
+fn policy_over(decoder: Decoder, model: &LanguageModel) -> anyhow::Result<Policy> {
     let (policy, _thread) = LocalPolicy::spawn(decoder, model.stop_token_ids())?;
     Ok(Policy::Local {
         policy,

@@ -3,32 +3,12 @@
 //! behaviour log-probs are those of the snapshot, not of the updated policy.
 
 use super::common::{context, session};
-use super::runs::{SMALL_GRPO, run_trajectories};
+use super::runs::{SMALL_GRPO, SMALL_SFT, run_trajectories};
 use rollscope::model::{LanguageModel, LoadOptions, score_trajectory};
 use rollscope::run::{RunConfig, RunFiles, train_grpo, train_sft};
 use rollscope::store::{Filter, Query};
 use rollscope::train::LoraConfig;
 use rollscope::trajectory::{RunStatus, Trajectory};
-
-/// A few SFT steps on calculator demonstrations, so that the GRPO samples differ in reward
-/// and the updates move the policy.
-const COLD_START: &str = r#"
-checkpoint_every = 0
-[tasks]
-train = "arith:1:train"
-train_size = 48
-eval = "arith:1:eval"
-eval_size = 1
-[sft]
-epochs = 2
-batch_size = 8
-[trainer]
-learning_rate = 1e-3
-[rollout]
-tools = ["calculator"]
-max_new_tokens = 8
-max_tokens = 16
-"#;
 
 fn async_config() -> RunConfig {
     let mut config = RunConfig::parse(SMALL_GRPO).unwrap();
@@ -54,12 +34,9 @@ fn async_rollouts_are_one_update_stale_and_sampled_by_the_snapshot() {
     let root = tempfile::tempdir().unwrap();
     let paths = session(root.path());
     let context = context(&paths);
-    let sft = train_sft(
-        &context,
-        &RunConfig::parse(COLD_START).unwrap(),
-        &mut |_| {},
-    )
-    .unwrap();
+    // A few SFT steps first, so that the samples differ in reward and the updates move the
+    // policy.
+    let sft = train_sft(&context, &RunConfig::parse(SMALL_SFT).unwrap(), &mut |_| {}).unwrap();
     let config = async_config();
     let outcome = train_grpo(&context, &config, &mut |_| {}).unwrap();
     assert_eq!((outcome.status, outcome.step), (RunStatus::Done, 3));

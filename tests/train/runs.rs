@@ -13,6 +13,25 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// A small SFT run on scripted calculator demonstrations.
+pub const SMALL_SFT: &str = r#"
+checkpoint_every = 0
+[tasks]
+train = "arith:1:train"
+train_size = 48
+eval = "arith:1:eval"
+eval_size = 3
+[sft]
+epochs = 2
+batch_size = 8
+[trainer]
+learning_rate = 1e-3
+[rollout]
+tools = ["calculator"]
+max_new_tokens = 16
+max_tokens = 48
+"#;
+
 /// A small run config: few tasks, short turns, a checkpoint every step.
 pub const SMALL_GRPO: &str = r#"
 name = "test"
@@ -175,26 +194,7 @@ fn an_sft_run_on_demonstrations_lowers_its_loss_and_evaluates() {
     let root = tempfile::tempdir().unwrap();
     let paths = session(root.path());
     let context = context(&paths);
-    let config = RunConfig::parse(
-        r#"
-        checkpoint_every = 0
-        [tasks]
-        train = "arith:1:train"
-        train_size = 48
-        eval = "arith:1:eval"
-        eval_size = 3
-        [sft]
-        epochs = 2
-        batch_size = 8
-        [trainer]
-        learning_rate = 1e-3
-        [rollout]
-        tools = ["calculator"]
-        max_new_tokens = 16
-        max_tokens = 48
-        "#,
-    )
-    .unwrap();
+    let config = RunConfig::parse(SMALL_SFT).unwrap();
     let outcome = train_sft(&context, &config, &mut |_| {}).unwrap();
     assert_eq!(outcome.status, RunStatus::Done);
     let rows = context.store.metrics(&outcome.run).unwrap();

@@ -180,3 +180,25 @@ impl Live {
         }
     }
 }
+
+/// A run record for the run list: step 3 of 30.
+pub fn run_info(
+    id: &str,
+    kind: rollscope::trajectory::RunKind,
+    status: rollscope::trajectory::RunStatus,
+) -> rollscope::trajectory::RunInfo {
+    rollscope::trajectory::RunInfo {
+        id: id.into(),
+        kind,
+        status,
+        config: serde_json::Value::Null,
+        seed: 0,
+        model: "m".into(),
+        code_version: "0".into(),
+        parent: None,
+        created_at: 0,
+        step: 3,
+        total_steps: 30,
+        note: None,
+    }
+}

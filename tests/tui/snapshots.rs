@@ -144,18 +144,9 @@ fn runs_with_a_pinned_run_overlaid() {
     use rollscope::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
     use rollscope::tui::Msg;
     let run = |id: &str| RunInfo {
-        id: id.into(),
-        kind: RunKind::Grpo,
-        status: RunStatus::Done,
-        config: serde_json::Value::Null,
-        seed: 0,
-        model: "m".into(),
-        code_version: "0".into(),
-        parent: None,
-        created_at: 0,
         step: 20,
         total_steps: 20,
-        note: None,
+        ..run_info(id, RunKind::Grpo, RunStatus::Done)
     };
     let rows = |id: &str, slope: f64| -> Vec<MetricsRow> {
         (1..=20u32)

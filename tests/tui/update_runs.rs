@@ -10,23 +10,6 @@ use rollscope::tui::launch_form::LaunchField;
 use rollscope::tui::runs::describe;
 use rollscope::tui::{Action, App, Msg};
 
-fn info(id: &str, kind: RunKind, status: RunStatus) -> RunInfo {
-    RunInfo {
-        id: id.into(),
-        kind,
-        status,
-        config: serde_json::Value::Null,
-        seed: 0,
-        model: "m".into(),
-        code_version: "0".into(),
-        parent: None,
-        created_at: 0,
-        step: 3,
-        total_steps: 30,
-        note: None,
-    }
-}
-
 fn progress(run: &str, status: RunStatus, step: u64) -> RunProgress {
     RunProgress {
         run: run.into(),
@@ -187,14 +170,14 @@ fn the_runs_keys_shadow_global_keys_in_the_runs_tab_only() {
         ],
         ["n", "p", "r", "x", "n", "r"].map(String::from)
     );
-    let mut runs = runs_app(vec![info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
+    let mut runs = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
     runs.update(char_key('n'));
     assert!(runs.runs.form.is_some() && runs.prompt.is_none());
 }
 
 #[test]
 fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
-    let mut app = runs_app(vec![info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
+    let mut app = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
     let mut started = progress("grpo-0002", RunStatus::Running, 0);
     assert_eq!(
         app.update(Msg::Engine(Update::RunChanged(started.clone()))),
@@ -213,9 +196,9 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
     );
     assert_eq!(describe(&started), "step 3/30 · rollouts 37/64");
     let commands = app.update(Msg::Engine(Update::Runs(vec![
-        info("grpo-0001", RunKind::Grpo, RunStatus::Done),
-        info("grpo-0002", RunKind::Grpo, RunStatus::Running),
-        info("sft-0003", RunKind::Sft, RunStatus::Done),
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        run_info("grpo-0002", RunKind::Grpo, RunStatus::Running),
+        run_info("sft-0003", RunKind::Sft, RunStatus::Done),
     ])));
     assert_eq!(app.runs.selected_run().unwrap().id, "grpo-0002");
     assert_eq!(
@@ -251,9 +234,9 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
 #[test]
 fn pause_resume_and_stop_steer_the_live_run_and_refuse_others() {
     let mut app = runs_app(vec![
-        info("grpo-0001", RunKind::Grpo, RunStatus::Stopped),
-        info("sft-0002", RunKind::Sft, RunStatus::Stopped),
-        info("grpo-0003", RunKind::Grpo, RunStatus::Running),
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Stopped),
+        run_info("sft-0002", RunKind::Sft, RunStatus::Stopped),
+        run_info("grpo-0003", RunKind::Grpo, RunStatus::Running),
     ]);
     app.update(Msg::Engine(Update::RunChanged(progress(
         "grpo-0003",
@@ -338,8 +321,8 @@ fn reward_rows(run: &str, rewards: &[f64]) -> Vec<rollscope::trajectory::Metrics
 #[test]
 fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
     let mut app = runs_app(vec![
-        info("grpo-0001", RunKind::Grpo, RunStatus::Done),
-        info("grpo-0002", RunKind::Grpo, RunStatus::Running),
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        run_info("grpo-0002", RunKind::Grpo, RunStatus::Running),
     ]);
     app.update(Msg::Engine(Update::Metrics {
         run: "grpo-0002".into(),
