@@ -53,21 +53,9 @@ impl SessionPaths {
         self.dir.join("models")
     }
 
-    /// The newest policy version: the model folder under `models/` written last.
-    pub fn current_model(&self) -> Option<PathBuf> {
-        let entries = std::fs::read_dir(self.models_dir()).ok()?;
-        entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter_map(|dir| {
-                let written = std::fs::metadata(dir.join("config.json"))
-                    .ok()?
-                    .modified()
-                    .ok()?;
-                Some((written, dir))
-            })
-            .max()
-            .map(|(_, dir)| dir)
+    /// The embedded default model of the session, `models/base` (`rollscope model init`).
+    pub fn base_model(&self) -> PathBuf {
+        self.models_dir().join("base")
     }
 
     /// A run's folder (metrics copy, checkpoints).

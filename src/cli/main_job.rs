@@ -1,32 +1,30 @@
-//! The main job, `rollscope` with no command (the README's first command): on the first start
-//! of a session it builds the embedded default model, cold-starts it with SFT on scripted
-//! calculator demonstrations, then on a mixed set where half the demonstrations answer
-//! without the calculator, and evaluates it, all with progress in the terminal; then it
-//! opens the TUI, where the GRPO preset waits in the Runs tab. `--headless` runs the same
-//! pipeline and the GRPO preset without the TUI and prints the figures.
+//! The main job, `rollscope` with no command (the README's first command): the library's
+//! cold start (`run::cold_start`) with progress in the terminal, then the TUI, where the GRPO
+//! preset waits in the Runs tab. `--headless` runs the GRPO preset instead of opening the
+//! TUI and prints the figures.
 
 use super::Cli;
 use super::run_progress::CliProgress;
 use super::train::run_context;
-use crate::model::LoadOptions;
-use crate::model::embedded::{self, EmbeddedSpec};
 use crate::run::{
-    EvalFigures, GRPO_PRESET, RunConfig, RunContext, RunOutcome, SFT_MIXED_PRESET, SFT_PRESET,
-    train_grpo, train_sft,
+    ColdStartEvent, EvalFigures, GRPO_PRESET, RunConfig, RunOutcome, cold_start, latest_sft_eval,
+    train_grpo,
 };
-use crate::trajectory::{RunKind, RunStatus};
-use anyhow::Context;
+use indicatif::ProgressBar;
 
 /// `rollscope` alone: the first-start pipeline, then the TUI (or, headless, GRPO too).
 pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     let context = run_context(cli, &super::model::RuntimeArgs::cpu())?;
-    let cold_start = cold_start(&context)?;
-    if let Some(outcome) = &cold_start {
+    let mut display = ColdStartDisplay::default();
+    let cold = cold_start(&context, &mut |event| display.on_event(event));
+    display.progress.finish();
+    let cold = cold?;
+    if let Some(outcome) = &cold {
         print_outcome("cold start (SFT)", outcome);
     }
     if !cli.headless {
         drop(context);
-        if cold_start.is_some() {
+        if cold.is_some() {
             eprintln!("opening the TUI: the GRPO preset is ready in the Runs tab (key `n`)");
         }
         return super::tui::tui(cli);
@@ -49,89 +47,55 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds the embedded model and runs the cold start's SFT presets the session has not
-/// finished yet. Returns the last SFT run it made.
-pub fn cold_start(context: &RunContext) -> anyhow::Result<Option<RunOutcome>> {
-    let paths = &context.paths;
-    let base = paths.models_dir().join("base");
-    if !base.join("config.json").is_file() {
-        eprintln!(
-            "first start: building the embedded default model in {}",
-            base.display()
-        );
-        let spinner = super::model::spinner("training its tokenizer and initialising".into());
-        let built = embedded::init_folder(&base, &EmbeddedSpec::default(), &LoadOptions::default());
-        spinner.finish_and_clear();
-        let model = built.with_context(|| format!("cannot build {}", base.display()))?;
-        eprintln!(
-            "built {} ({:.2}M parameters)",
-            base.display(),
-            model.config.parameter_count() as f64 / 1e6
-        );
-    }
-    let mut made = None;
-    for (index, (file, what, preset)) in COLD_START.iter().enumerate() {
-        if finished_sft_runs(context)?.len() > index {
-            continue;
-        }
-        eprintln!(
-            "cold start {}/{}: SFT on {what} ({file})",
-            index + 1,
-            COLD_START.len()
-        );
-        let mut config = RunConfig::parse(preset)?;
-        if index == 0 {
-            config.model = Some(base.clone());
-        }
-        let mut progress = CliProgress::new(false);
-        let outcome = train_sft(context, &config, &mut |event| progress.on_event(event));
-        progress.finish();
-        made = Some(outcome?);
-    }
-    Ok(made)
+/// The cold start on standard error: a spinner while the model is built, a bar per SFT run.
+struct ColdStartDisplay {
+    spinner: Option<ProgressBar>,
+    progress: CliProgress,
 }
 
-/// The cold start's SFT runs in order: preset file, what it trains on, the preset.
-const COLD_START: [(&str, &str, &str); 2] = [
-    (
-        "examples/sft-tiny.toml",
-        "scripted calculator demonstrations",
-        SFT_PRESET,
-    ),
-    (
-        "examples/sft-mixed.toml",
-        "a mixed set, half answering without the calculator",
-        SFT_MIXED_PRESET,
-    ),
-];
-
-fn finished_sft_runs(context: &RunContext) -> anyhow::Result<Vec<String>> {
-    Ok(context
-        .store
-        .runs()?
-        .into_iter()
-        .filter(|run| run.kind == RunKind::Sft && run.status == RunStatus::Done)
-        .map(|run| run.id)
-        .collect())
+impl Default for ColdStartDisplay {
+    fn default() -> Self {
+        Self {
+            spinner: None,
+            progress: CliProgress::new(false),
+        }
+    }
 }
 
-/// The evaluation that ended the session's newest finished SFT run.
-fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigures>> {
-    let Some(run) = finished_sft_runs(context)?.pop() else {
-        return Ok(None);
-    };
-    let rows = context.store.metrics(&run)?;
-    let Some(accuracy) = rows
-        .iter()
-        .rev()
-        .find_map(|row| row.values.get("eval/accuracy"))
-    else {
-        return Ok(None);
-    };
-    Ok(Some(EvalFigures {
-        accuracy: *accuracy,
-        ..EvalFigures::default()
-    }))
+impl ColdStartDisplay {
+    fn on_event(&mut self, event: ColdStartEvent) {
+        match event {
+            ColdStartEvent::BuildingBase(dir) => {
+                eprintln!(
+                    "first start: building the embedded default model in {}",
+                    dir.display()
+                );
+                self.spinner = Some(super::model::spinner(
+                    "training its tokenizer and initialising".into(),
+                ));
+            }
+            ColdStartEvent::BuiltBase { dir, parameters } => {
+                if let Some(spinner) = self.spinner.take() {
+                    spinner.finish_and_clear();
+                }
+                eprintln!(
+                    "built {} ({:.2}M parameters)",
+                    dir.display(),
+                    parameters as f64 / 1e6
+                );
+            }
+            ColdStartEvent::Stage {
+                index,
+                of,
+                what,
+                file,
+            } => {
+                self.progress.finish();
+                eprintln!("cold start {index}/{of}: SFT on {what} ({file})");
+            }
+            ColdStartEvent::Run(event) => self.progress.on_event(event),
+        }
+    }
 }
 
 fn print_outcome(what: &str, outcome: &RunOutcome) {

@@ -6,6 +6,8 @@ use crate::model::{
     DeviceChoice, FinishReason, GenerateParams, LanguageModel, LoadOptions, SamplingParams,
     StopCondition, dtype_name, generate, parse_dtype, weight_files,
 };
+use crate::run::policy::{PolicyRequest, resolve_policy};
+use crate::store::Store;
 use crate::trajectory::Message;
 use anyhow::Context;
 use candle_core::DType;
@@ -115,14 +117,20 @@ pub struct GenerateArgs {
     pub runtime: RuntimeArgs,
 }
 
-/// The folder `--model` names, else the session's `model` or newest policy (see
-/// `rollout::model_dir`).
-pub fn model_dir(cli: &Cli, flag: Option<&Path>) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = flag {
-        return Ok(dir.to_path_buf());
-    }
+/// The model folder of a command by the one policy rule (`run::policy`): `--model`, else
+/// session.toml's `model`, else the session's newest policy. `store` is the session's store
+/// when the command has it open; otherwise it is opened only if the rule needs run records.
+pub fn policy_dir(
+    cli: &Cli,
+    flag: Option<&Path>,
+    store: Option<&Store>,
+) -> anyhow::Result<PathBuf> {
     let paths = cli.session_paths()?;
-    super::rollout::model_dir(&paths, &paths.load_config()?, None)
+    let runs = || match store {
+        Some(store) => Ok(store.runs()?),
+        None => Ok(cli.open_store()?.runs()?),
+    };
+    Ok(resolve_policy(&paths, &PolicyRequest::flag(flag), runs)?.dir)
 }
 
 /// Loads a model folder with a spinner.
@@ -162,7 +170,7 @@ pub fn run(cli: &Cli, command: &ModelCommand) -> anyhow::Result<()> {
 fn init(cli: &Cli, args: &InitArgs) -> anyhow::Result<()> {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
-        None => cli.session_paths()?.models_dir().join("base"),
+        None => cli.session_paths()?.base_model(),
     };
     anyhow::ensure!(
         args.force || !dir.join("config.json").exists(),
@@ -291,7 +299,7 @@ fn info(cli: &Cli, args: &InfoArgs) -> anyhow::Result<()> {
 
 /// `rollscope generate`.
 pub fn generate_command(cli: &Cli, args: &GenerateArgs) -> anyhow::Result<()> {
-    let dir = model_dir(cli, args.model.as_deref())?;
+    let dir = policy_dir(cli, args.model.as_deref(), None)?;
     let model = load_model(&dir, &args.runtime)?;
     let mut messages = Vec::new();
     if let Some(system) = &args.system {

@@ -3,6 +3,7 @@
 
 use crate::run::{Phase, RunEvent};
 use crate::trajectory::MetricsRow;
+use crate::trajectory::metric;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Shows the events of one run on standard error (`--json`: JSON lines on standard output).
@@ -103,33 +104,40 @@ pub fn step_line(row: &MetricsRow, total: u64) -> String {
     };
     add(
         "reward",
-        value("reward").map(|r| format!("{r:.3} ± {:.3}", value("reward_std").unwrap_or(0.0))),
+        value(metric::REWARD)
+            .map(|r| format!("{r:.3} ± {:.3}", value(metric::REWARD_STD).unwrap_or(0.0))),
     );
     add(
         "success",
-        value("success_rate").map(|s| format!("{:.0}%", 100.0 * s)),
+        value(metric::SUCCESS_RATE).map(|s| format!("{:.0}%", 100.0 * s)),
     );
-    add("loss", value("loss").map(|l| format!("{l:.4}")));
+    add("loss", value(metric::LOSS).map(|l| format!("{l:.4}")));
     add(
         "token acc",
-        value("mean_token_accuracy").map(|a| format!("{:.1}%", 100.0 * a)),
+        value(metric::MEAN_TOKEN_ACCURACY).map(|a| format!("{:.1}%", 100.0 * a)),
     );
-    add("kl", value("kl").map(|k| format!("{k:.4}")));
-    add("grad", value("grad_norm").map(|g| format!("{g:.2}")));
-    add("lr", value("learning_rate").map(|l| format!("{l:.1e}")));
+    add("kl", value(metric::KL).map(|k| format!("{k:.4}")));
+    add("grad", value(metric::GRAD_NORM).map(|g| format!("{g:.2}")));
+    add(
+        "lr",
+        value(metric::LEARNING_RATE).map(|l| format!("{l:.1e}")),
+    );
     add(
         "len",
-        value("completions/mean_length").map(|l| format!("{l:.0} tok")),
+        value(metric::MEAN_LENGTH).map(|l| format!("{l:.0} tok")),
     );
     add(
         "zero-std",
-        value("frac_reward_zero_std").map(|f| format!("{:.0}%", 100.0 * f)),
+        value(metric::FRAC_REWARD_ZERO_STD).map(|f| format!("{:.0}%", 100.0 * f)),
     );
     add(
         "eval",
-        value("eval/accuracy").map(|a| format!("{:.1}%", 100.0 * a)),
+        value(metric::EVAL_ACCURACY).map(|a| format!("{:.1}%", 100.0 * a)),
     );
-    add("time", value("step_time").map(|t| format!("{t:.1} s")));
+    add(
+        "time",
+        value(metric::STEP_TIME).map(|t| format!("{t:.1} s")),
+    );
     parts.join(" · ")
 }
 

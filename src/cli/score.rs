@@ -1,7 +1,7 @@
 //! `rollscope score`: per-token log-probs of each trajectory's policy tokens under a model.
 
 use super::Cli;
-use super::model::{RuntimeArgs, load_model, model_dir};
+use super::model::{RuntimeArgs, load_model, policy_dir};
 use crate::formats::{self, ImportOptions, Item};
 use crate::model::score_trajectory;
 use anyhow::Context;
@@ -34,7 +34,10 @@ pub struct ScoreArgs {
 /// `rollscope score`.
 pub fn score(cli: &Cli, args: &ScoreArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.temperature > 0.0, "--temperature must be positive");
-    let model = load_model(&model_dir(cli, args.model.as_deref())?, &args.runtime)?;
+    let model = load_model(
+        &policy_dir(cli, args.model.as_deref(), None)?,
+        &args.runtime,
+    )?;
     let mut trajectories = Vec::new();
     let report = formats::import_file(&args.input, ImportOptions::default(), &mut |item| {
         if let Item::Trajectory(trajectory) = item {

@@ -1,8 +1,7 @@
 //! `rollscope serve`: the session's (or any) model behind an OpenAI-compatible endpoint.
 
 use super::Cli;
-use super::model::{RuntimeArgs, load_model};
-use super::rollout::model_dir;
+use super::model::{RuntimeArgs, load_model, policy_dir};
 use crate::agent::rollout::LocalPolicy;
 use crate::agent::serve::{ServedModel, serve as serve_requests};
 use clap::Args;
@@ -36,8 +35,7 @@ pub struct ServeArgs {
 
 /// `rollscope serve`.
 pub fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
-    let paths = cli.session_paths()?;
-    let dir = model_dir(&paths, &paths.load_config()?, args.model.as_deref())?;
+    let dir = policy_dir(cli, args.model.as_deref().map(std::path::Path::new), None)?;
     let model = load_model(&dir, &args.runtime)?;
     let (policy, _thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
     let name = args.name.clone().unwrap_or_else(|| {

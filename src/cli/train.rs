@@ -7,11 +7,10 @@ use super::run_progress::CliProgress;
 use super::sweep::{Sweep, apply_overrides};
 use crate::agent::tasks::TaskSetSpec;
 use crate::run::{
-    EvalConfig, RunConfig, RunContext, RunControl, RunOutcome, SFT_PRESET, SftSource, evaluate,
-    local_policy, resume_grpo, resume_sft, rollout_runtime, session_environment, train_grpo,
-    train_sft,
+    EvalJob, EvalJobOutcome, RunConfig, RunContext, RunControl, RunOutcome, SFT_PRESET, SftSource,
+    evaluate_model, resume_grpo, resume_sft, train_grpo, train_sft,
 };
-use crate::trajectory::{RunInfo, RunKind, RunStatus, now_millis};
+use crate::trajectory::{RunKind, RunStatus};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -149,32 +148,26 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
 
 /// The run context of the CLI: the session's store and tools, a control that Ctrl-C stops.
 pub(super) fn run_context(cli: &Cli, runtime_args: &RuntimeArgs) -> anyhow::Result<RunContext> {
-    let paths = cli.session_paths()?;
-    let session = paths.load_config()?;
-    let store = Arc::new(cli.open_store()?);
-    let runtime = rollout_runtime()?;
-    let environment = runtime.block_on(async { session_environment(&paths, &session) })?;
     let control = RunControl::new();
-    let stop = control.clone();
-    runtime.spawn(async move {
+    let store = Arc::new(cli.open_store()?);
+    let context = RunContext::new(
+        store,
+        cli.session_paths()?,
+        runtime_args.load_options()?,
+        control.clone(),
+    )?;
+    context.runtime.spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             eprintln!(
                 "\nstopping after this step (a checkpoint is written); Ctrl-C again to abort"
             );
-            stop.stop();
+            control.stop();
             if tokio::signal::ctrl_c().await.is_ok() {
                 std::process::exit(130);
             }
         }
     });
-    Ok(RunContext {
-        store,
-        paths,
-        environment,
-        load: runtime_args.load_options()?,
-        control,
-        runtime,
-    })
+    Ok(context)
 }
 
 fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
@@ -209,62 +202,30 @@ fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
 /// `rollscope eval`.
 pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
     let context = run_context(cli, &args.runtime)?;
-    let dir = super::model::model_dir(cli, args.model.as_deref())?;
+    let dir = super::model::policy_dir(cli, args.model.as_deref(), Some(&context.store))?;
     let model = load_model(&dir, &args.runtime)?;
-    let tasks: Vec<_> = args
-        .tasks
-        .load(Some(args.n), args.seed)?
-        .into_iter()
-        .map(Arc::new)
-        .collect();
-    anyhow::ensure!(!tasks.is_empty(), "the task set {} is empty", args.tasks);
-    let owned: Vec<_> = tasks.iter().map(|t| t.as_ref().clone()).collect();
-    context.store.put_tasks(&owned)?;
-    let run = context.store.next_run_id(RunKind::Eval)?;
-    let mut info = RunInfo {
-        id: run.clone(),
-        kind: RunKind::Eval,
-        status: RunStatus::Running,
-        config: serde_json::json!({"tasks": args.tasks.to_string(), "n": args.n, "pass_k": args.pass_k}),
-        seed: args.seed,
-        model: dir.display().to_string(),
-        code_version: crate::train::code_version(),
-        parent: None,
-        created_at: now_millis(),
-        step: 0,
-        total_steps: 1,
-        note: Some(format!("eval of {}", dir.display())),
-    };
-    context.store.put_run(&info)?;
-    let rollout = crate::agent::rollout::RolloutConfig {
-        tools: args.tools.clone(),
-        ..Default::default()
-    };
-    let eval = EvalConfig {
+    let job = EvalJob {
+        tasks: args.tasks.clone(),
+        n: args.n,
         pass_k: args.pass_k,
-        ..EvalConfig::default()
+        tools: args.tools.clone(),
+        seed: args.seed,
     };
-    let policy = local_policy(&model)?;
-    let bar = super::run_progress::count_bar(tasks.len() * (1 + args.pass_k), "eval", cli.json);
-    let (figures, trajectories) = context.runtime.block_on(evaluate(
-        &policy,
-        &context.environment,
-        &tasks,
-        &rollout,
-        &eval,
-        &run,
-        0,
-        &mut |done, _| bar.set_position(done as u64),
-    ));
+    let bar = super::run_progress::count_bar(job.attempts(args.n), "eval", cli.json);
+    let outcome = evaluate_model(&context, &model, &dir, &job, &mut |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
     bar.finish_and_clear();
-    context.store.put_trajectories(&trajectories)?;
-    info.status = RunStatus::Done;
-    info.step = 1;
-    context.store.put_run(&info)?;
+    let EvalJobOutcome {
+        run,
+        model,
+        figures,
+    } = outcome?;
     if cli.json {
         println!(
             "{}",
-            serde_json::json!({"run": run, "model": dir, "figures": figures})
+            serde_json::json!({"run": run, "model": model, "figures": figures})
         );
     } else {
         println!(

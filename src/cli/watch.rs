@@ -3,6 +3,7 @@
 use super::Cli;
 use crate::formats::{self, MetricsRead};
 use crate::trajectory::MetricsRow;
+use crate::trajectory::metric;
 use anyhow::Context;
 use clap::Args;
 use std::io::{Read, Seek, SeekFrom};
@@ -11,22 +12,22 @@ use std::time::Duration;
 
 /// Metrics shown by default, in this order, when a file has them.
 const PREFERRED: [&str; 16] = [
-    "reward",
-    "reward_std",
-    "success_rate",
-    "kl",
-    "loss",
-    "grad_norm",
-    "entropy",
-    "clip_ratio/region_mean",
-    "completions/mean_length",
-    "learning_rate",
-    "step_time",
+    metric::REWARD,
+    metric::REWARD_STD,
+    metric::SUCCESS_RATE,
+    metric::KL,
+    metric::LOSS,
+    metric::GRAD_NORM,
+    metric::ENTROPY,
+    metric::CLIP_REGION,
+    metric::MEAN_LENGTH,
+    metric::LEARNING_RATE,
+    metric::STEP_TIME,
     "critic/score/mean",
-    "actor/kl_loss",
-    "actor/grad_norm",
-    "actor/entropy",
-    "response_length/mean",
+    metric::foreign::VERL_KL_LOSS,
+    metric::foreign::VERL_GRAD_NORM,
+    metric::foreign::VERL_ENTROPY,
+    metric::foreign::VERL_RESPONSE_LENGTH,
 ];
 
 /// Arguments of `rollscope watch`.

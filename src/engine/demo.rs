@@ -60,19 +60,20 @@ pub fn fill(store: &Store, spec: &SyntheticSpec, mut progress: impl FnMut(u64)) 
         progress(end);
     }
     store.put_run(&RunInfo {
-        id: DEMO_RUN.into(),
-        kind: RunKind::Grpo,
         status: RunStatus::Done,
         config: serde_json::json!({"note": "synthetic demo data", "group_size": GROUP_SIZE}),
-        seed: spec.seed,
-        model: "synthetic".into(),
-        code_version: env!("CARGO_PKG_VERSION").into(),
-        parent: None,
         created_at: 1_700_000_000_000,
         step: steps.saturating_sub(1),
-        total_steps: steps,
         note: Some("synthetic demo data (rollscope demo-data)".into()),
+        ..RunInfo::new(
+            DEMO_RUN.into(),
+            RunKind::Grpo,
+            spec.seed,
+            "synthetic".into(),
+            steps,
+        )
     })?;
+
     for (step, rows) in &step_rows {
         store.put_metrics(&metrics_row(*step, rows))?;
     }

@@ -4,10 +4,7 @@
 
 use super::update::{RunActivity, RunProgress, Update};
 use crate::model::LoadOptions;
-use crate::run::{
-    RunConfig, RunContext, RunControl, RunEvent, resume_grpo, rollout_runtime, session_environment,
-    train_grpo,
-};
+use crate::run::{RunConfig, RunContext, RunControl, RunEvent, resume_grpo, train_grpo};
 use crate::session::SessionPaths;
 use crate::store::Store;
 use crate::trajectory::RunStatus;
@@ -129,18 +126,7 @@ fn train(
 
 /// The run context of a training thread: the session's tools and verifier, a fresh runtime.
 fn context(workspace: Workspace, control: RunControl) -> anyhow::Result<RunContext> {
-    let session = workspace.paths.load_config()?;
-    let runtime = rollout_runtime()?;
-    let environment =
-        runtime.block_on(async { session_environment(&workspace.paths, &session) })?;
-    Ok(RunContext {
-        store: workspace.store,
-        paths: workspace.paths,
-        environment,
-        load: workspace.load,
-        control,
-        runtime,
-    })
+    RunContext::new(workspace.store, workspace.paths, workspace.load, control)
 }
 
 /// Turns run events into updates, keeping the run's last known progress.

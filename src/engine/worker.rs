@@ -204,7 +204,7 @@ impl Worker {
         match &start {
             Start::New(config) => {
                 config.validate()?;
-                crate::run::starting_model(&paths, config)?;
+                crate::run::starting_model(&self.store, &paths, config)?;
             }
             Start::Resume(run) => {
                 let info = self

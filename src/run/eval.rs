@@ -5,6 +5,7 @@ use super::config::EvalConfig;
 use crate::agent::rollout::{Environment, Policy, RolloutConfig, RolloutRequest, run_rollouts};
 use crate::curate::analysis::pass_at_k::pass_at_k;
 use crate::curate::analysis::{Distance, RecordFacts};
+use crate::trajectory::metric;
 use crate::trajectory::{Role, Task, Trajectory};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -38,18 +39,18 @@ impl EvalFigures {
     /// The figures as metrics under `eval/…`.
     pub fn metric_values(&self) -> BTreeMap<String, f64> {
         let mut values = BTreeMap::from([
-            ("eval/accuracy".to_string(), self.accuracy),
-            ("eval/mean_length".to_string(), self.mean_length),
-            ("eval/format_correct".to_string(), self.format_correct),
-            ("eval/answered".to_string(), self.answered),
-            ("eval/num_turns".to_string(), self.mean_turns),
-            ("timing/eval".to_string(), self.seconds),
+            (metric::EVAL_ACCURACY.into(), self.accuracy),
+            (metric::EVAL_MEAN_LENGTH.into(), self.mean_length),
+            (metric::EVAL_FORMAT_CORRECT.into(), self.format_correct),
+            (metric::EVAL_ANSWERED.into(), self.answered),
+            (metric::EVAL_NUM_TURNS.into(), self.mean_turns),
+            (metric::TIMING_EVAL.into(), self.seconds),
         ]);
         if let Some((k, value)) = self.pass_at_k {
-            values.insert(format!("eval/pass@{k}"), value);
+            values.insert(metric::eval_pass_at(k), value);
         }
         if let Some(error) = self.mean_absolute_error {
-            values.insert("eval/numeric_abs_error".into(), error);
+            values.insert(metric::EVAL_NUMERIC_ABS_ERROR.into(), error);
         }
         values
     }
@@ -178,7 +179,7 @@ pub fn policy_tokens(trajectory: &Trajectory) -> usize {
         Some(trace) => trace.loss_mask.iter().filter(|&&bit| bit != 0).count(),
         None => trajectory
             .extra
-            .get("policy_tokens")
+            .get(metric::POLICY_TOKENS)
             .and_then(|v| v.as_u64())
             .unwrap_or(0) as usize,
     }

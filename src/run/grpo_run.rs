@@ -9,20 +9,16 @@ use super::curriculum::{CurriculumState, TaskDraw};
 use super::grpo_step::{
     Pending, StepRollouts, advantages, join_rollouts, roll_out, rollout_metrics,
 };
-use super::lifecycle::{
-    RunFiles, discard_after, load_run, record_status, start_run, starting_model,
-};
+use super::lifecycle::starting_model;
+use super::record::RunRecord;
 use super::sft_run::trainer_config;
 use super::{
     EvalFigures, RunContext, RunOutcome, evaluate_policy, local_policy, policy_tokens,
-    save_final_policy, snapshot_policy,
+    snapshot_policy,
 };
 use crate::model::{LanguageModel, Qwen};
-use crate::train::{
-    CheckpointMeta, GrpoBatch, GrpoSample, MetricsWriter, Trainer, checkpoint_dir,
-    latest_checkpoint, metrics_row, reference_from_folder,
-};
-use crate::trajectory::{RunInfo, RunKind, RunStatus, Task};
+use crate::train::{GrpoBatch, GrpoSample, Trainer, checkpoint_dir, reference_from_folder};
+use crate::trajectory::{RunKind, RunStatus, Task, metric};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,35 +30,25 @@ pub fn train_grpo(
     config: &RunConfig,
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
-    let model_dir = starting_model(&context.paths, config)?;
+    let model_dir = starting_model(&context.store, &context.paths, config)?;
     let model = LanguageModel::load(&model_dir, &context.load)?;
     let draw = TaskDraw::new(config)?;
-    let (info, files) = start_run(
-        &context.store,
-        &context.paths,
+    let record = RunRecord::start(
+        context,
         config,
         RunKind::Grpo,
         &model_dir,
         config.grpo.steps,
     )?;
-    let optimizer_steps = config.grpo.steps * config.grpo.update.iterations as u64;
-    let trainer = Trainer::new(model, trainer_config(config, optimizer_steps))?;
+    let trainer = Trainer::new(model, trainer_config(config, optimizer_steps(config)))?;
     let reference = match config.grpo.update.objective.beta != 0.0 {
         true => Some(trainer.reference_policy()?),
         false => None,
     };
     let run = GrpoRun {
-        metrics: MetricsWriter::open(&files.metrics())?,
-        meta: CheckpointMeta {
-            base_model: Some(model_dir.display().to_string()),
-            parent: Some(model_dir.display().to_string()),
-            extra: json!({}),
-        },
-        info,
-        files,
+        record,
         draw,
         reference,
-        step: 0,
         curriculum: CurriculumState {
             level: config.grpo.curriculum.start_level,
         },
@@ -78,72 +64,50 @@ pub fn resume_grpo(
     id: &str,
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
-    let (info, config, files) = load_run(&context.store, &context.paths, id)?;
-    anyhow::ensure!(
-        info.kind == RunKind::Grpo,
-        "run {id} is a {} run, not GRPO",
-        info.kind.as_str()
-    );
-    let base = Path::new(&info.model);
-    let beta = config.grpo.update.objective.beta;
-    let (trainer, step, curriculum, meta) = match latest_checkpoint(&files.checkpoints())? {
-        Some(checkpoint) => {
-            let (trainer, state) = Trainer::load_checkpoint(&checkpoint, &context.load)?;
-            let step = state.extra["step"].as_u64().unwrap_or(0);
-            let curriculum = serde_json::from_value(state.extra["curriculum"].clone()).unwrap_or(
-                CurriculumState {
-                    level: config.grpo.curriculum.start_level,
-                },
-            );
-            let meta = CheckpointMeta {
-                base_model: state.base_model,
-                parent: state.parent,
-                extra: state.extra,
-            };
-            (trainer, step, curriculum, meta)
-        }
-        None => {
-            let model = LanguageModel::load(base, &context.load)?;
-            let optimizer_steps = config.grpo.steps * config.grpo.update.iterations as u64;
-            let trainer = Trainer::new(model, trainer_config(&config, optimizer_steps))?;
-            let meta = CheckpointMeta {
-                base_model: Some(info.model.clone()),
-                parent: Some(info.model.clone()),
-                extra: json!({}),
-            };
-            let level = config.grpo.curriculum.start_level;
-            (trainer, 0, CurriculumState { level }, meta)
-        }
+    let resumed = RunRecord::resume(context, id, RunKind::Grpo, true, |state| {
+        state.extra["step"].as_u64().unwrap_or(0)
+    })?;
+    let config = resumed.config;
+    let record = resumed.record;
+    let base = Path::new(&record.info.model);
+    let start = CurriculumState {
+        level: config.grpo.curriculum.start_level,
     };
-    discard_after(&context.store, id, step)?;
+    let curriculum =
+        serde_json::from_value(record.meta.extra["curriculum"].clone()).unwrap_or(start);
+    let trainer = match resumed.trainer {
+        Some(trainer) => trainer,
+        None => Trainer::new(
+            LanguageModel::load(base, &context.load)?,
+            trainer_config(&config, optimizer_steps(&config)),
+        )?,
+    };
     let evaluated_start = context.store.metrics(id)?.iter().any(|row| row.step == 0);
+    let beta = config.grpo.update.objective.beta;
     let reference: Option<Qwen> = match (beta != 0.0, trainer.lora().is_some()) {
         (false, _) => None,
         (true, true) => Some(trainer.reference_policy()?),
         (true, false) => Some(reference_from_folder(base, &context.load)?),
     };
     let run = GrpoRun {
-        metrics: MetricsWriter::resume(&files.metrics(), step)?,
         draw: TaskDraw::new(&config)?,
-        meta,
-        info,
-        files,
+        record,
         reference,
-        step,
         curriculum,
         evaluated_start,
     };
     run.go(context, &config, trainer, on_event)
 }
 
+/// Optimizer steps of a whole run: μ iterations per GRPO step.
+fn optimizer_steps(config: &RunConfig) -> u64 {
+    config.grpo.steps * config.grpo.update.iterations as u64
+}
+
 struct GrpoRun {
-    info: RunInfo,
-    files: RunFiles,
-    metrics: MetricsWriter,
-    meta: CheckpointMeta,
+    record: RunRecord,
     draw: TaskDraw,
     reference: Option<Qwen>,
-    step: u64,
     curriculum: CurriculumState,
     evaluated_start: bool,
 }
@@ -156,38 +120,36 @@ impl GrpoRun {
         mut trainer: Trainer,
         on_event: &mut dyn FnMut(RunEvent),
     ) -> anyhow::Result<RunOutcome> {
-        let run = self.info.id.clone();
+        let run = self.record.info.id.clone();
         let total = config.grpo.steps;
         on_event(RunEvent::Started {
             run: run.clone(),
-            step: self.step,
+            step: self.record.step,
             total_steps: total,
         });
         let mut eval = None;
-        if self.step == 0 && !self.evaluated_start {
+        if self.record.step == 0 && !self.evaluated_start {
             let figures = evaluate_policy(context, config, &trainer, &run, 0, on_event)?;
-            let row = metrics_row(&run, 0, figures.metric_values());
-            context.store.put_metrics(&row)?;
-            self.metrics.append(&row)?;
-            on_event(RunEvent::Step(row));
+            (self.record).record_step(context, 0, figures.metric_values(), on_event)?;
             eval = Some(figures);
         }
         let mut status = RunStatus::Done;
         std::thread::scope(|scope| -> anyhow::Result<()> {
             let mut pending: Option<Pending<'_>> = None;
-            while self.step < total {
+            while self.record.step < total {
                 if !context
                     .control
                     .wait_while_paused(|| on_event(RunEvent::Paused))
                 {
                     status = RunStatus::Stopped;
-                    let checkpoint = checkpoint_dir(&self.files.checkpoints(), self.step);
-                    if self.step > 0 && !checkpoint.is_dir() {
+                    let checkpoint =
+                        checkpoint_dir(&self.record.files.checkpoints(), self.record.step);
+                    if self.record.step > 0 && !checkpoint.is_dir() {
                         self.checkpoint(context, &trainer, on_event)?;
                     }
                     break;
                 }
-                let step = self.step + 1;
+                let step = self.record.step + 1;
                 let started = Instant::now();
                 let (rollouts, waited) = match pending.take() {
                     Some(handle) => (join_rollouts(handle)?, Some(started.elapsed())),
@@ -199,16 +161,16 @@ impl GrpoRun {
                 let tokens: usize = rollouts.trajectories.iter().map(policy_tokens).sum();
                 let (mut values, samples) = self.learn_from(context, config, step, rollouts)?;
                 if let Some(waited) = waited {
-                    values.insert("timing/wait_rollouts".into(), waited.as_secs_f64());
+                    values.insert(metric::TIMING_WAIT_ROLLOUTS.into(), waited.as_secs_f64());
                 }
                 if config.grpo.async_rollouts && step < total {
                     pending = Some(self.roll_out_ahead(scope, context, config, &trainer, step)?);
                 }
                 self.update(config, &mut trainer, step, &samples, &mut values, on_event)?;
                 let seconds = started.elapsed().as_secs_f64();
-                values.insert("step_time".into(), seconds);
+                values.insert(metric::STEP_TIME.into(), seconds);
                 values.insert(
-                    "tokens_per_second".into(),
+                    metric::TOKENS_PER_SECOND.into(),
                     tokens as f64 / seconds.max(1e-9),
                 );
                 let every = config.eval.every;
@@ -217,11 +179,7 @@ impl GrpoRun {
                     values.extend(figures.metric_values());
                     eval = Some(figures);
                 }
-                self.step = step;
-                let row = metrics_row(&run, step, values);
-                context.store.put_metrics(&row)?;
-                self.metrics.append(&row)?;
-                on_event(RunEvent::Step(row));
+                self.record.record_step(context, step, values, on_event)?;
                 let every = config.checkpoint_every;
                 let stopping = context.control.stopping();
                 if step == total || stopping || (every > 0 && step % every == 0) {
@@ -230,19 +188,9 @@ impl GrpoRun {
             }
             Ok(())
         })?;
-        let model = save_final_policy(context, &trainer, &run)?;
-        record_status(&context.store, &mut self.info, self.step, status)?;
-        on_event(RunEvent::Finished {
-            status,
-            model: Some(model.clone()),
-        });
-        Ok(RunOutcome {
-            run,
-            status,
-            step: self.step,
-            model,
-            eval: eval.filter(|_: &EvalFigures| status == RunStatus::Done),
-        })
+        let eval = eval.filter(|_: &EvalFigures| status == RunStatus::Done);
+        self.record
+            .finish(context, &trainer, status, eval, on_event)
     }
 
     /// Step `step`'s rollouts with the current policy (version `step − 1`).
@@ -256,7 +204,7 @@ impl GrpoRun {
     ) -> anyhow::Result<StepRollouts> {
         let tasks = (self.draw).tasks(step, config.grpo.tasks_per_step, self.curriculum, config)?;
         let policy = local_policy(trainer.model())?;
-        let run = self.info.id.as_str();
+        let run = self.record.info.id.as_str();
         roll_out(
             context,
             &policy,
@@ -281,7 +229,7 @@ impl GrpoRun {
         let next = step + 1;
         let tasks = (self.draw).tasks(next, config.grpo.tasks_per_step, self.curriculum, config)?;
         let policy = snapshot_policy(trainer.model())?;
-        let run = self.info.id.clone();
+        let run = self.record.info.id.clone();
         let version = step - 1;
         Ok(scope.spawn(move || {
             roll_out(
@@ -318,9 +266,9 @@ impl GrpoRun {
         context.store.put_tasks(&drawn)?;
         context.store.put_trajectories(&rollouts.trajectories)?;
         let mut values = rollout_metrics(&rollouts.trajectories, config.rollout.max_tokens);
-        values.insert("timing/generate".into(), rollouts.seconds);
+        values.insert(metric::TIMING_GENERATE.into(), rollouts.seconds);
         values.insert(
-            "frac_reward_zero_std".into(),
+            metric::FRAC_REWARD_ZERO_STD.into(),
             prepared.zero_std_groups as f64 / prepared.groups.max(1) as f64,
         );
         if grpo.async_rollouts {
@@ -330,14 +278,17 @@ impl GrpoRun {
                 .map(|t| f64::from(t.staleness.unwrap_or(0)))
                 .sum::<f64>()
                 / rollouts.trajectories.len().max(1) as f64;
-            values.insert("async/staleness".into(), staleness);
+            values.insert(metric::ASYNC_STALENESS.into(), staleness);
         }
-        let success = values.get("success_rate").copied().unwrap_or(0.0);
+        let success = values.get(metric::SUCCESS_RATE).copied().unwrap_or(0.0);
         self.curriculum = self
             .draw
             .next(self.curriculum, success, grpo.curriculum.target);
         if grpo.curriculum.enabled {
-            values.insert("curriculum/level".into(), f64::from(self.curriculum.level));
+            values.insert(
+                metric::CURRICULUM_LEVEL.into(),
+                f64::from(self.curriculum.level),
+            );
         }
         Ok((values, prepared.samples))
     }
@@ -354,7 +305,7 @@ impl GrpoRun {
     ) -> anyhow::Result<()> {
         let grpo = &config.grpo;
         if samples.is_empty() {
-            values.insert("skipped_update".into(), 1.0);
+            values.insert(metric::SKIPPED_UPDATE.into(), 1.0);
         } else {
             on_event(RunEvent::Progress {
                 step,
@@ -366,35 +317,26 @@ impl GrpoRun {
             let batch = GrpoBatch::new(samples, trainer.pad_id(), trainer.model().device())?;
             let update = trainer.grpo_update(&batch, self.reference.as_ref(), &grpo.update)?;
             values.extend(update.metric_values());
-            values.insert("timing/train".into(), train_started.elapsed().as_secs_f64());
+            values.insert(
+                metric::TIMING_TRAIN.into(),
+                train_started.elapsed().as_secs_f64(),
+            );
         }
         Ok(())
     }
 
+    /// A checkpoint that records the run's step and curriculum level for a resume.
     fn checkpoint(
         &mut self,
         context: &RunContext,
         trainer: &Trainer,
         on_event: &mut dyn FnMut(RunEvent),
     ) -> anyhow::Result<()> {
-        on_event(RunEvent::Progress {
-            step: self.step,
-            phase: Phase::Checkpoint,
-            done: 0,
-            total: 1,
-        });
-        self.meta.extra = json!({
-            "run": self.info.id,
-            "step": self.step,
+        self.record.meta.extra = json!({
+            "run": self.record.info.id,
+            "step": self.record.step,
             "curriculum": self.curriculum,
         });
-        let dir = checkpoint_dir(&self.files.checkpoints(), self.step);
-        trainer.save_checkpoint(&dir, &self.meta)?;
-        record_status(
-            &context.store,
-            &mut self.info,
-            self.step,
-            RunStatus::Running,
-        )
+        self.record.checkpoint(context, trainer, on_event)
     }
 }

@@ -9,6 +9,7 @@ use super::eval::policy_tokens;
 use crate::agent::rollout::{Policy, RolloutConfig, RolloutRequest, run_rollouts};
 use crate::train::advantage::group_advantages;
 use crate::train::{Advantage, GrpoSample};
+use crate::trajectory::metric;
 use crate::trajectory::{Role, StopReason, Task, Trajectory};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -213,10 +214,10 @@ pub fn rollout_metrics(trajectories: &[Trajectory], max_tokens: usize) -> BTreeM
     let variance = rewards.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / n;
     let lengths: Vec<usize> = trajectories.iter().map(policy_tokens).collect();
     let mut values = BTreeMap::from([
-        ("reward".to_string(), mean),
-        ("reward_std".to_string(), variance.sqrt()),
+        (metric::REWARD.into(), mean),
+        (metric::REWARD_STD.into(), variance.sqrt()),
         (
-            "success_rate".to_string(),
+            metric::SUCCESS_RATE.into(),
             trajectories
                 .iter()
                 .filter(|t| t.passed() == Some(true))
@@ -224,15 +225,15 @@ pub fn rollout_metrics(trajectories: &[Trajectory], max_tokens: usize) -> BTreeM
                 / n,
         ),
         (
-            "completions/mean_length".to_string(),
+            metric::MEAN_LENGTH.into(),
             lengths.iter().sum::<usize>() as f64 / n,
         ),
         (
-            "completions/max_length".to_string(),
+            metric::MAX_LENGTH.into(),
             lengths.iter().copied().max().unwrap_or(0) as f64,
         ),
         (
-            "completions/clipped_ratio".to_string(),
+            metric::CLIPPED_RATIO.into(),
             lengths.iter().filter(|&&l| l >= max_tokens).count() as f64 / n,
         ),
     ]);
@@ -242,7 +243,9 @@ pub fn rollout_metrics(trajectories: &[Trajectory], max_tokens: usize) -> BTreeM
     for trajectory in trajectories {
         if let Some(reward) = &trajectory.reward {
             for (name, value) in &reward.components {
-                *components.entry(format!("rewards/{name}")).or_default() += value / n;
+                *components
+                    .entry(metric::reward_component(name))
+                    .or_default() += value / n;
             }
         }
         for message in &trajectory.messages {
@@ -259,18 +262,18 @@ pub fn rollout_metrics(trajectories: &[Trajectory], max_tokens: usize) -> BTreeM
         reward_ms += trajectory.timings.reward_ms.unwrap_or(0.0);
     }
     values.extend(components);
-    values.insert("num_turns".into(), turns as f64 / n);
-    values.insert("tools/call_frequency".into(), calls as f64 / n);
+    values.insert(metric::NUM_TURNS.into(), turns as f64 / n);
+    values.insert(metric::TOOL_CALL_FREQUENCY.into(), calls as f64 / n);
     values.insert(
-        "tools/failure_frequency".into(),
+        metric::TOOL_FAILURE_FREQUENCY.into(),
         if calls == 0 {
             0.0
         } else {
             failures as f64 / calls as f64
         },
     );
-    values.insert("timing/tools".into(), tools_ms / 1e3);
-    values.insert("timing/reward".into(), reward_ms / 1e3);
+    values.insert(metric::TIMING_TOOLS.into(), tools_ms / 1e3);
+    values.insert(metric::TIMING_REWARD.into(), reward_ms / 1e3);
     values
 }
 

@@ -3,10 +3,10 @@
 //! it starts from, and the clean-up a resume needs so no row or trajectory is duplicated.
 
 use super::config::RunConfig;
+use super::policy::{PolicyRequest, resolve_policy};
 use crate::session::SessionPaths;
 use crate::store::{Filter, Query, Store};
-use crate::train::code_version;
-use crate::trajectory::{RunInfo, RunKind, RunStatus, now_millis};
+use crate::trajectory::{RunInfo, RunKind, RunStatus};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 
@@ -41,23 +41,18 @@ impl RunFiles {
     }
 }
 
-/// The folder a run starts from: the config's `model`, else the session's newest policy.
-pub fn starting_model(paths: &SessionPaths, config: &RunConfig) -> anyhow::Result<PathBuf> {
-    if let Some(dir) = &config.model {
-        anyhow::ensure!(
-            dir.join("config.json").is_file(),
-            "model = {}: no config.json there; give a Hugging Face model folder",
-            dir.display()
-        );
-        return Ok(dir.clone());
-    }
-    paths.current_model().with_context(|| {
-        format!(
-            "session `{}` has no model yet: run `rollscope model init` (the embedded default), \
-             or set `model = \"DIR\"` in the run config",
-            paths.name
-        )
-    })
+/// The folder a run starts from, by the one policy rule (`policy::resolve_policy`) with the
+/// config's `model` in the run config's place.
+pub fn starting_model(
+    store: &Store,
+    paths: &SessionPaths,
+    config: &RunConfig,
+) -> anyhow::Result<PathBuf> {
+    let request = PolicyRequest {
+        flag: None,
+        run_config: config.model.clone(),
+    };
+    Ok(resolve_policy(paths, &request, || Ok(store.runs()?))?.dir)
 }
 
 /// Registers a new run: a fresh id, its folder with the config, and its `RunInfo`.
@@ -76,18 +71,15 @@ pub fn start_run(
     std::fs::write(files.config(), config.to_toml()?)
         .with_context(|| format!("cannot write {}", files.config().display()))?;
     let info = RunInfo {
-        id,
-        kind,
-        status: RunStatus::Running,
         config: serde_json::to_value(config)?,
-        seed: config.seed,
-        model: model.display().to_string(),
-        code_version: code_version(),
-        parent: None,
-        created_at: now_millis(),
-        step: 0,
-        total_steps,
         note: Some(config.name.clone()),
+        ..RunInfo::new(
+            id,
+            kind,
+            config.seed,
+            model.display().to_string(),
+            total_steps,
+        )
     };
     store.put_run(&info)?;
     Ok((info, files))

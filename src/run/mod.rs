@@ -6,29 +6,35 @@
 //! `RunControl`.
 
 pub mod config;
+mod context;
 mod control;
 mod curriculum;
 pub mod demos;
 mod eval;
+mod eval_job;
 mod examples;
 mod grpo_run;
 mod grpo_step;
 mod lifecycle;
+mod main_job;
+pub mod policy;
+mod record;
+mod rollout_job;
 mod sft_run;
 
 pub use config::{EvalConfig, GrpoRunConfig, RunConfig, SftConfig, SftSource, TaskConfig};
+pub use context::{RunContext, rollout_runtime, session_environment};
 pub use control::{Phase, RunControl, RunEvent};
 pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
+pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
 pub use grpo_run::{resume_grpo, train_grpo};
 pub use lifecycle::{RunFiles, eval_run, starting_model};
+pub use main_job::{ColdStartEvent, cold_start, latest_sft_eval};
+pub use rollout_job::{JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, run_rollout_job};
 pub use sft_run::{resume_sft, train_sft};
 
-use crate::agent::rollout::{Environment, LocalPolicy, Policy};
-use crate::agent::tools::{SandboxLimits, ToolRegistry};
-use crate::agent::verifier::Verifier;
-use crate::model::{Decoder, LanguageModel, LoadOptions, Network};
-use crate::session::{SessionConfig, SessionPaths};
-use crate::store::Store;
+use crate::agent::rollout::{LocalPolicy, Policy};
+use crate::model::{Decoder, LanguageModel, Network};
 use crate::train::Trainer;
 use crate::trajectory::{RunStatus, Task};
 use std::path::PathBuf;
@@ -44,31 +50,6 @@ pub const SFT_MIXED_PRESET: &str = include_str!("../../examples/sft-mixed.toml")
 /// offers to launch.
 pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
 
-/// What a run works with: the session's store and folders, the tools and verifier, how
-/// models load, the control that steers it, and the async runtime rollouts run on.
-pub struct RunContext {
-    /// The session store (trajectories, metrics, runs).
-    pub store: Arc<Store>,
-    /// The session's folders.
-    pub paths: SessionPaths,
-    /// Tools and verifier.
-    pub environment: Environment,
-    /// Device and dtype of the models.
-    pub load: LoadOptions,
-    /// Pause, resume, stop.
-    pub control: RunControl,
-    /// Runs the rollouts and tool calls.
-    pub runtime: tokio::runtime::Runtime,
-}
-
-/// The two-worker runtime rollouts and tool calls run on.
-pub fn rollout_runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-}
-
 /// How a run ended.
 #[derive(Clone, Debug)]
 pub struct RunOutcome {
@@ -82,23 +63,6 @@ pub struct RunOutcome {
     pub model: PathBuf,
     /// The last evaluation, when the run made one.
     pub eval: Option<EvalFigures>,
-}
-
-/// The tools and verifier of a session: built-ins plus its `[[tools]]` and `[[verifiers]]`.
-pub fn session_environment(
-    paths: &SessionPaths,
-    config: &SessionConfig,
-) -> anyhow::Result<Environment> {
-    let mut tools = ToolRegistry::standard(SandboxLimits::default())?;
-    tools.add_external(&config.tools, &paths.dir)?;
-    Ok(Environment {
-        tools: Arc::new(tools),
-        verifier: Arc::new(Verifier::new(
-            config.reward.clone(),
-            config.verifiers.clone(),
-            &paths.dir,
-        )),
-    })
 }
 
 /// The local policy of a model: a decode thread over its weights (it sees every update) and

@@ -57,11 +57,6 @@ pub struct CheckpointMeta {
     pub extra: Value,
 }
 
-/// The version string recorded in checkpoints.
-pub fn code_version() -> String {
-    format!("rollscope {}", env!("CARGO_PKG_VERSION"))
-}
-
 /// `checkpoints/checkpoint-<step>`, the folder of the checkpoint after `step` steps.
 pub fn checkpoint_dir(checkpoints: &Path, step: u64) -> PathBuf {
     checkpoints.join(format!("checkpoint-{step}"))
@@ -123,7 +118,7 @@ impl Trainer {
             config: self.config().clone(),
             base_model: meta.base_model.clone(),
             parent: meta.parent.clone(),
-            code_version: code_version(),
+            code_version: crate::trajectory::CODE_VERSION.to_string(),
             extra: meta.extra.clone(),
         };
         write_atomically(dir, |tmp| {

@@ -5,6 +5,7 @@ use super::error::{Result, TrainError};
 use super::grpo::GrpoUpdate;
 use super::sft::SftFigures;
 use crate::trajectory::MetricsRow;
+use crate::trajectory::metric;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -22,28 +23,28 @@ impl GrpoUpdate {
     pub fn metric_values(&self) -> BTreeMap<String, f64> {
         let all = &self.iterations;
         let figures = [
-            ("loss", mean(all.iter().map(|i| i.loss))),
-            ("grad_norm", mean(all.iter().map(|i| i.grad_norm))),
+            (metric::LOSS, mean(all.iter().map(|i| i.loss))),
+            (metric::GRAD_NORM, mean(all.iter().map(|i| i.grad_norm))),
             (
-                "learning_rate",
+                metric::LEARNING_RATE,
                 all.last().map_or(0.0, |last| last.learning_rate),
             ),
-            ("kl", mean(all.iter().map(|i| i.objective.mean_kl))),
-            ("entropy", mean(all.iter().map(|i| i.entropy))),
+            (metric::KL, mean(all.iter().map(|i| i.objective.mean_kl))),
+            (metric::ENTROPY, mean(all.iter().map(|i| i.entropy))),
             (
-                "clip_ratio/low_mean",
+                metric::CLIP_LOW,
                 mean(all.iter().map(|i| i.objective.clip_low)),
             ),
             (
-                "clip_ratio/high_mean",
+                metric::CLIP_HIGH,
                 mean(all.iter().map(|i| i.objective.clip_high)),
             ),
             (
-                "clip_ratio/region_mean",
+                metric::CLIP_REGION,
                 mean(all.iter().map(|i| i.objective.clip_region)),
             ),
             (
-                "policy_tokens",
+                metric::POLICY_TOKENS,
                 all.first().map_or(0.0, |first| first.objective.tokens),
             ),
         ];
@@ -59,12 +60,12 @@ impl SftFigures {
     /// `policy_tokens`, `padded_tokens`.
     pub fn metric_values(&self) -> BTreeMap<String, f64> {
         [
-            ("loss", self.loss),
-            ("mean_token_accuracy", self.token_accuracy),
-            ("grad_norm", self.grad_norm),
-            ("learning_rate", self.learning_rate),
-            ("policy_tokens", self.tokens as f64),
-            ("padded_tokens", self.padded_tokens as f64),
+            (metric::LOSS, self.loss),
+            (metric::MEAN_TOKEN_ACCURACY, self.token_accuracy),
+            (metric::GRAD_NORM, self.grad_norm),
+            (metric::LEARNING_RATE, self.learning_rate),
+            (metric::POLICY_TOKENS, self.tokens as f64),
+            (metric::PADDED_TOKENS, self.padded_tokens as f64),
         ]
         .into_iter()
         .map(|(name, value)| (name.to_string(), value))

@@ -43,7 +43,7 @@ mod trainer;
 
 pub use bucket::{BatchLimits, length_batches, padding_share};
 pub use checkpoint::{
-    CheckpointMeta, OPTIMIZER_FILE, TRAINER_STATE_FILE, TrainerState, checkpoint_dir, code_version,
+    CheckpointMeta, OPTIMIZER_FILE, TRAINER_STATE_FILE, TrainerState, checkpoint_dir,
     latest_checkpoint, read_trainer_state, write_atomically,
 };
 pub use error::{Result, TrainError};

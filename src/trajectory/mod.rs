@@ -4,6 +4,7 @@
 
 mod id;
 mod message;
+pub mod metric;
 mod run;
 mod scores;
 mod task;
@@ -12,7 +13,7 @@ mod traj;
 
 pub use id::TrajectoryId;
 pub use message::{ArgumentsEncoding, Message, Role, Span, ToolCall};
-pub use run::{MetricsRow, RunInfo, RunKind, RunStatus};
+pub use run::{CODE_VERSION, MetricsRow, RunInfo, RunKind, RunStatus};
 pub use scores::{ErrorKind, Label, LabelStatus, Reward, ScoreSource, StepScore};
 pub use task::Task;
 pub use trace::TokenTrace;

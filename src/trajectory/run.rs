@@ -107,6 +107,29 @@ pub struct RunInfo {
     pub note: Option<String>,
 }
 
+/// The version of Rollscope recorded in runs and checkpoints, e.g. `rollscope 0.1.0`.
+pub const CODE_VERSION: &str = concat!("rollscope ", env!("CARGO_PKG_VERSION"));
+
+impl RunInfo {
+    /// A new run record: running, at step 0, created now, by this version of Rollscope.
+    pub fn new(id: String, kind: RunKind, seed: u64, model: String, total_steps: u64) -> Self {
+        Self {
+            id,
+            kind,
+            status: RunStatus::Running,
+            config: Value::Null,
+            seed,
+            model,
+            code_version: CODE_VERSION.to_string(),
+            parent: None,
+            created_at: crate::trajectory::now_millis(),
+            step: 0,
+            total_steps,
+            note: None,
+        }
+    }
+}
+
 /// One row of metrics for one step of a run, with the names TRL and verl use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetricsRow {

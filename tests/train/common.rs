@@ -4,7 +4,7 @@ use rollscope::model::embedded::{
     self, EmbeddedSpec, calculator_conversation, calculator_tool, gsm8k_rows, init_folder,
 };
 use rollscope::model::{LanguageModel, LoadOptions};
-use rollscope::run::{RunContext, RunControl, rollout_runtime, session_environment};
+use rollscope::run::{RunContext, RunControl};
 use rollscope::session::SessionPaths;
 use rollscope::store::Store;
 use rollscope::train::SftExample;
@@ -104,17 +104,12 @@ pub fn session(root: &Path) -> SessionPaths {
 
 /// A run context over the session: its store, tools and a fresh control.
 pub fn context(paths: &SessionPaths) -> RunContext {
-    let runtime = rollout_runtime().unwrap();
-    let config = paths.load_config().unwrap();
-    let environment = runtime
-        .block_on(async { session_environment(paths, &config) })
-        .unwrap();
-    RunContext {
-        store: Arc::new(Store::open(&paths.store_dir()).unwrap()),
-        paths: paths.clone(),
-        environment,
-        load: LoadOptions::default(),
-        control: RunControl::new(),
-        runtime,
-    }
+    let store = Arc::new(Store::open(&paths.store_dir()).unwrap());
+    RunContext::new(
+        store,
+        paths.clone(),
+        LoadOptions::default(),
+        RunControl::new(),
+    )
+    .unwrap()
 }

@@ -4,7 +4,9 @@
 //! trajectories; config errors that name the key.
 
 use super::common::{context, session};
+use rollscope::model::embedded::{EmbeddedSpec, init_folder};
 use rollscope::model::{LanguageModel, LoadOptions};
+use rollscope::run::policy::{PolicyRequest, resolve_policy};
 use rollscope::run::{RunConfig, RunEvent, train_grpo, train_sft};
 use rollscope::store::{Filter, Query, Store};
 use rollscope::trajectory::RunStatus;
@@ -205,11 +207,45 @@ fn an_sft_run_on_demonstrations_lowers_its_loss_and_evaluates() {
     assert!(rows.last().unwrap().values.contains_key("eval/accuracy"));
     assert!(outcome.eval.is_some());
     assert!(outcome.model.join("model.safetensors").is_file());
-    assert_eq!(
-        paths.current_model().unwrap(),
-        outcome.model,
-        "the newest policy"
-    );
+    let newest = resolve_policy(&paths, &PolicyRequest::default(), || {
+        Ok(context.store.runs()?)
+    })
+    .unwrap();
+    assert_eq!(newest.dir, outcome.model, "the newest policy");
+}
+
+#[test]
+fn training_starts_from_the_model_session_toml_names() {
+    let root = tempfile::tempdir().unwrap();
+    let paths = session(root.path());
+    let custom = root.path().join("custom");
+    let spec = EmbeddedSpec {
+        seed: 7,
+        ..EmbeddedSpec::default()
+    };
+    init_folder(&custom, &spec, &LoadOptions::default()).unwrap();
+    std::fs::create_dir_all(&paths.dir).unwrap();
+    let line = format!("model = {:?}\n", custom.display().to_string());
+    std::fs::write(paths.config_path(), line).unwrap();
+    let context = context(&paths);
+    let quick = SMALL_SFT
+        .replace("train_size = 48", "train_size = 8")
+        .replace("epochs = 2", "epochs = 1")
+        .replace("eval_size = 3", "eval_size = 1");
+    let config = RunConfig::parse(&quick).unwrap();
+    assert!(config.model.is_none(), "the run config names no model");
+    let outcome = train_sft(&context, &config, &mut |_| {}).unwrap();
+    let run = context.store.get_run(&outcome.run).unwrap().unwrap();
+    assert_eq!(run.model, custom.display().to_string());
+    let meta = std::fs::read_to_string(
+        paths
+            .run_dir(&outcome.run)
+            .join("checkpoints")
+            .join(format!("checkpoint-{}", outcome.step))
+            .join("trainer_state.json"),
+    )
+    .unwrap();
+    assert!(meta.contains(&custom.display().to_string()), "{meta}");
 }
 
 #[test]
