@@ -1,6 +1,73 @@
 //! Rollscope: a terminal workbench for agentic reinforcement learning on language models.
+//!
+//! This page is the architecture map. It is kept true with every change: a module that
+//! moves, a new arrow between modules, or a new data flow changes this page in the same
+//! commit. `cargo doc --open` shows it with links.
+//!
+//! # Modules, lowest first
+//!
+//! Each module may import the modules on the rows above it, never those below.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`trajectory`], [`text`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names. Plain serde types; no I/O. `text` holds string helpers. |
+//! | [`store`] | The session store: trajectories, tasks, labels, runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction. |
+//! | [`formats`] | Reading and writing other tools' files (17 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, PRM800K, …), detection by content, metrics logs of other stacks. |
+//! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model. The only module that knows candle's `Device`, besides [`train`]. |
+//! | [`synthetic`] | Generated GRPO-shaped rollouts for demos and benchmarks. |
+//! | [`agent`] | The environment: task sets, tools (calculator, sandboxed Python, search, external commands), the multi-turn rollout loop over a local or HTTP policy, outcome rewards, rule and Monte-Carlo process scores, the OpenAI-compatible server. |
+//! | [`train`] | The trainer: masked SFT, the GRPO objective and advantages, AdamW, LoRA, checkpoints, metrics rows. |
+//! | [`ingest`] | Imports: a file's items into the store, in batches. |
+//! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, rejection-sampling selection and exports with manifests. |
+//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), evaluation, rollout jobs, the main job's cold start, and [`run::policy`], the one rule for which model folder a command uses. |
+//! | [`bench`] | Measured speed and memory (store, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
+//! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs. |
+//! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::terminal` wires the terminal, the keymap and the engine. |
+//! | [`cli`] | Argument parsing and printing only: each command calls one library function with plain options and prints what it returns. |
+//!
+//! # Arrows that must never exist
+//!
+//! - `tui` → `model` (or candle): the TUI names a device only through the engine's plain
+//!   configuration; the engine turns it into load options.
+//! - `tui` → a `Store` of its own, except `tui::terminal` handing one to the engine: the UI
+//!   thread never waits on disk or a model.
+//! - anything → `cli`, or `clap` outside `cli`: the library takes plain options.
+//! - `trajectory` → anything: the data model depends on nothing of the crate.
+//! - `store`, `formats` → `model`, `agent`, `train` or `run`.
+//!
+//! # Data flow
+//!
+//! **A rollout.** A [`run::RolloutJob`] (or a GRPO step) turns tasks into
+//! `agent::rollout::RolloutRequest`s. `agent::rollout::run_rollouts` drives each episode:
+//! the policy (a decode thread over a `model::Decoder`, or an HTTP endpoint) generates a
+//! turn, the chat template parses its tool calls, `agent::tools` executes them (Python in
+//! the sandbox) and their results return as observation messages (masked out of the loss);
+//! at the end `agent::reward` scores the outcome and `agent::prm_rule` the steps. Finished
+//! trajectories, with their token traces, are written to the store in batches.
+//!
+//! **A training step.** `run` draws the step's tasks, rolls them out as above (G per task),
+//! computes group-relative advantages (`train::advantage`), builds a padded batch
+//! (`train::GrpoBatch`) and calls `train::Trainer::grpo_update` (policy and reference
+//! log-probs, clipped objective, backward, AdamW). SFT steps call `Trainer::sft_step` on
+//! length-bucketed batches. Every step appends one metrics row to the store and to
+//! `runs/<run>/metrics.jsonl`; checkpoints (`runs/<run>/checkpoints/checkpoint-N/`) are
+//! written atomically, and the final policy is saved as `models/<run>`.
+//!
+//! **An import.** `formats::detect` picks the format from the content; the format's reader
+//! yields items (tasks, trajectories, labels) one record at a time, naming the file and line
+//! of any record it refuses; `ingest` writes them to the store in batches.
+//!
+//! # Durability
+//!
+//! A write the store has acknowledged survives a crash: trajectories, labels, runs and
+//! metrics rows are flushed before the call returns, and a batch is written whole or not at
+//! all. A run resumed after a crash (even SIGKILL) continues from its latest complete
+//! checkpoint and first removes the metrics rows and trajectories of later steps
+//! (`run::RunFiles`, `resume_sft`, `resume_grpo`), so no row is lost or duplicated.
+//! Bad input never costs stored data: a malformed record is reported and skipped.
 
 pub mod agent;
+pub mod bench;
 pub mod cli;
 pub mod curate;
 pub mod engine;

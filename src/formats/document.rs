@@ -2,6 +2,7 @@
 //! records (ShareGPT, tau-bench). Arrays are split into elements before parsing, so a broken
 //! or cut-off element is reported with its line and the others still import.
 
+use super::json_text::{MAX_RECORD_BYTES, json_error, strip_bom};
 use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
 use serde_json::Value;
 use std::fs::File;
@@ -9,8 +10,6 @@ use std::io::{BufRead, BufReader, Read};
 use std::ops::Range;
 use std::path::Path;
 
-/// The largest JSON line, document or archive member read (512 MiB).
-pub const MAX_RECORD_BYTES: usize = 512 << 20;
 
 /// Reads a whole file, refusing one larger than `MAX_RECORD_BYTES`.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
@@ -152,18 +151,6 @@ pub fn first_byte(path: &Path) -> Result<Option<u8>, ImportError> {
         .find(|byte| !byte.is_ascii_whitespace()))
 }
 
-fn strip_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-}
-
-/// A serde_json error in words, saying when the file looks cut off.
-pub fn json_error(error: &serde_json::Error) -> String {
-    if error.is_eof() {
-        format!("the JSON ends too early (truncated file?): {error}")
-    } else {
-        format!("not valid JSON: {error}")
-    }
-}
 
 /// Counts lines forward through a byte slice without rescanning from the start.
 #[derive(Default)]

@@ -1,7 +1,7 @@
 //! Line-by-line reading of JSONL files that survives anything: invalid UTF-8, blank lines,
 //! malformed JSON, huge lines. Each bad line becomes a `Problem`; good lines go on.
 
-use super::document::{MAX_RECORD_BYTES, json_error};
+use super::json_text::{MAX_RECORD_BYTES, json_error};
 use super::{ImportError, ImportReport, Item, Record, Sink};
 use serde_json::Value;
 use std::fs::File;

@@ -13,6 +13,7 @@ mod fields;
 mod gsm8k;
 mod inspect;
 mod inspect_eval;
+mod json_text;
 mod jsonl;
 mod math_shepherd;
 mod metrics;

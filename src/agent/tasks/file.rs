@@ -16,23 +16,10 @@
 //! `answer` instead is read as a GSM8K row.
 
 use super::gsm8k;
+use super::lines::read_lines;
 use crate::trajectory::Task;
 use serde_json::Value;
 use std::path::Path;
-
-/// The non-blank lines of a JSONL text as JSON values with their 1-based line numbers.
-pub fn read_lines(text: &str, origin: &str) -> anyhow::Result<Vec<(usize, Value)>> {
-    let mut rows = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|error| anyhow::anyhow!("{origin}:{}: not valid JSON: {error}", index + 1))?;
-        rows.push((index + 1, value));
-    }
-    Ok(rows)
-}
 
 /// Reads a task file: our `Task` lines and GSM8K rows, in any mix.
 pub fn load(path: &Path) -> anyhow::Result<Vec<Task>> {

@@ -3,7 +3,7 @@
 //! same way. The ground truth is the number after `####`, written canonically; the whole
 //! annotated answer is kept as the reference solution.
 
-use super::file::read_lines;
+use super::lines::read_lines;
 use crate::agent::answer::canonical_number;
 use crate::trajectory::Task;
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Lookup tasks: questions only the shipped Veltria collection answers, so the policy must
 //! use `search` (and, for two-passage questions, arithmetic).
 
-use super::file::read_lines;
+use super::lines::read_lines;
 use crate::trajectory::Task;
 use serde::Deserialize;
 use serde_json::Value;

@@ -7,6 +7,7 @@
 pub mod arith;
 mod file;
 pub mod gsm8k;
+mod lines;
 pub mod lookup;
 mod rng;
 

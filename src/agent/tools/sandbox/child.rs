@@ -6,6 +6,7 @@
 //! system calls on data prepared before the fork: no allocation, no locks.
 
 use super::keepers;
+use super::syscall::check;
 use std::ffi::CString;
 use std::io;
 use std::ptr;
@@ -109,15 +110,6 @@ enum Route {
     Privileged,
     /// Inside a new user namespace that maps only the caller's uid.
     UserNamespace,
-}
-
-/// `Ok` for a successful system call, else the OS error.
-pub fn check(result: libc::c_int) -> io::Result<()> {
-    if result < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
 }
 
 /// Runs in the child after `fork`, before `exec`. Only the program's process returns

@@ -11,7 +11,7 @@
 //!
 //! Runs between `fork` and `exec`: system calls only, no allocation.
 
-use super::child::check;
+use super::syscall::check;
 use std::io;
 use std::ptr;
 

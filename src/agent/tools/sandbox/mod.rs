@@ -7,6 +7,7 @@
 
 mod child;
 mod keepers;
+mod syscall;
 
 use super::process::{OutputLimits, ProcessRun, spawn_process};
 use child::{ChildPlan, Names, Rlimit, Step};
