@@ -1,6 +1,8 @@
 //! Rollscope: a terminal workbench for agentic reinforcement learning on language models.
 
 pub mod agent;
+/// Benchmarks: measured speed and memory of the store, model, training, rollouts, exports and the TUI.
+pub mod bench;
 pub mod cli;
 pub mod curate;
 pub mod engine;
