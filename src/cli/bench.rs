@@ -1,15 +1,16 @@
 //! `rollscope bench …`: measured figures for the store, the model, training, the TUI,
-//! exports and the rollout loop.
+//! exports and the rollout loop. The benchmarks live in `crate::bench`; this parses their
+//! flags, shows their progress and prints their reports.
 
-use super::Cli;
-use super::bench_export::{ExportBenchArgs, bench_export};
-use super::bench_grpo::{BenchGrpoArgs, bench_grpo};
-use super::bench_model::{BenchModelArgs, bench_model};
-use super::bench_rollout::{BenchRolloutArgs, bench_rollout};
-use super::bench_store::{StoreBenchArgs, bench_store};
-use super::bench_train::{BenchTrainArgs, bench_train};
-use super::bench_tui::{TuiBenchArgs, bench_tui};
+use super::bench_args::{
+    BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
+    StoreBenchArgs, TuiBenchArgs,
+};
+use super::{Cli, bench_print, model, run_progress};
+use crate::bench::{self, BenchProgress};
 use clap::Subcommand;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
 
 /// What to benchmark.
 #[derive(Debug, Subcommand)]
@@ -35,15 +36,97 @@ pub enum BenchCommand {
     Rollout(BenchRolloutArgs),
 }
 
-/// Runs a benchmark.
+/// The bars of a stage: its label, the bar, the count and the time so far.
+const PLAIN_BARS: &str = "{msg} [{bar:30}] {pos}/{len} ({elapsed})";
+
+/// Runs a benchmark and prints its report.
 pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
+    let json = cli.json;
     match command {
-        BenchCommand::Store(args) => bench_store(cli.json, args),
-        BenchCommand::Model(args) => bench_model(cli, args),
-        BenchCommand::Tui(args) => bench_tui(cli, args),
-        BenchCommand::Export(args) => bench_export(cli.json, args),
-        BenchCommand::Train(args) => bench_train(cli, args),
-        BenchCommand::Grpo(args) => bench_grpo(cli, args),
-        BenchCommand::Rollout(args) => bench_rollout(cli, args),
+        BenchCommand::Store(args) => {
+            let mut progress = progress_bars("{msg:>12} [{bar:40}] {pos}/{len} ({per_sec}, {eta})");
+            let report = bench::bench_store(&args.options(), &mut progress)?;
+            print(json, &report, bench_print::store)
+        }
+        BenchCommand::Model(args) => {
+            let mut progress = progress_bars("{bar:30} {pos}/{len} runs {elapsed}");
+            let report = bench::bench_model(&args.options(), &mut progress)?;
+            print(json, &report, |report| bench_print::model(args, report))
+        }
+        BenchCommand::Tui(args) => {
+            let report = bench::bench_tui(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_print::tui)
+        }
+        BenchCommand::Export(args) => {
+            let report = bench::bench_export(&args.options(), &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_print::export)
+        }
+        BenchCommand::Train(args) => {
+            let report = bench::bench_train(&args.options(), &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, |report| bench_print::train(args, report))
+        }
+        BenchCommand::Grpo(args) => {
+            let mut progress = progress_display(|label, total| {
+                run_progress::count_bar(total as usize, label, json)
+            });
+            let report = bench::bench_grpo(&args.options(), &mut progress)?;
+            print(json, &report, |report| bench_print::grpo(args, report))
+        }
+        BenchCommand::Rollout(args) => {
+            let mut progress = progress_bars(PLAIN_BARS);
+            let report = bench::bench_rollout(&args.options(), &mut progress)?;
+            print(json, &report, |report| bench_print::rollout(args, report))
+        }
+    }
+}
+
+/// Prints `report` as one JSON line, or as text.
+fn print<R: Serialize>(json: bool, report: &R, text: impl FnOnce(&R)) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(report)?);
+    } else {
+        text(report);
+    }
+    Ok(())
+}
+
+/// Progress shown with bars of the indicatif `template`.
+fn progress_bars(template: &'static str) -> impl FnMut(BenchProgress) {
+    progress_display(move |label, total| {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(label.to_string());
+        bar
+    })
+}
+
+/// Progress on standard error: a bar made by `bar` for each stage of known length, a spinner
+/// for each of unknown length, notes as lines.
+fn progress_display(bar: impl Fn(&str, u64) -> ProgressBar) -> impl FnMut(BenchProgress) {
+    let mut stages: Vec<ProgressBar> = Vec::new();
+    move |event| match event {
+        BenchProgress::Begin {
+            label,
+            total: Some(total),
+        } => stages.push(bar(&label, total)),
+        BenchProgress::Begin { label, total: None } => stages.push(model::spinner(label)),
+        BenchProgress::Advance(units) => {
+            if let Some(stage) = stages.last() {
+                stage.inc(units);
+            }
+        }
+        BenchProgress::Relabel(label) => {
+            if let Some(stage) = stages.last() {
+                stage.set_message(label);
+            }
+        }
+        BenchProgress::End => {
+            if let Some(stage) = stages.pop() {
+                stage.finish_and_clear();
+            }
+        }
+        BenchProgress::Note(line) => eprintln!("{line}"),
     }
 }

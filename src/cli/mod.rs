@@ -2,14 +2,8 @@
 
 mod agent;
 mod bench;
-mod bench_export;
-mod bench_grpo;
-mod bench_model;
-mod bench_rollout;
-mod bench_steps;
-mod bench_store;
-mod bench_train;
-mod bench_tui;
+mod bench_args;
+mod bench_print;
 mod curate;
 mod curate_stats;
 mod data;

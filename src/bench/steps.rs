@@ -1,4 +1,4 @@
-//! The timed units of `rollscope bench model`: greedy decoding, a training step and a GRPO
+//! The timed units of the model benchmarks: greedy decoding, a training step and a GRPO
 //! step, each measured in wall-clock and process CPU seconds.
 
 use crate::model::{Decoder, Network, Qwen, SamplingParams, TokenBatch, next_token_log_probs};

@@ -1,68 +1,63 @@
-//! `rollscope bench train`: one GRPO update (reference forward, policy forward, loss,
+//! The trainer benchmark: one GRPO update (reference forward, policy forward, loss,
 //! backward, AdamW) and one SFT step through the trainer, on a model folder or the
 //! ~10M-parameter Qwen2 benchmark shape.
 
-use super::Cli;
-use super::bench_model::random_tokens;
-use super::bench_steps::{Timing, median, timed};
-use super::model::{RuntimeArgs, load_model};
-use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TEST, gsm8k_rows};
-use crate::model::{LanguageModel, Padding, TokenBatch, next_token_log_probs};
+use super::steps::{Timing, median, timed};
+use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
+use crate::model::{Padding, TokenBatch, next_token_log_probs};
 use crate::train::loss::ObjectiveConfig;
 use crate::train::{
     Advantage, GrpoBatch, GrpoConfig, GrpoSample, LoraConfig, SftExample, Trainer, TrainerConfig,
 };
-use clap::Args;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use serde_json::json;
+use serde::Serialize;
 use std::path::PathBuf;
 
-/// Arguments of `rollscope bench train`.
-#[derive(Debug, Args)]
-pub struct BenchTrainArgs {
-    /// A model folder [default: the ~10M Qwen2 shape with random weights: hidden 256,
-    /// 4 layers, 4/2 heads, MLP 2816, vocab 2048, tied].
-    #[arg(long)]
+/// What the trainer benchmark trains, on which model.
+#[derive(Clone, Debug)]
+pub struct TrainBenchOptions {
+    /// A model folder [default: the ~10M Qwen2 benchmark shape with random weights].
     pub model: Option<PathBuf>,
     /// Sequences per batch.
-    #[arg(long, default_value_t = 8)]
     pub batch: usize,
     /// Tokens per sequence (the first eighth is prompt, not trained).
-    #[arg(long, default_value_t = 128)]
     pub tokens: usize,
     /// KL weight β (0 skips the reference forward).
-    #[arg(long, default_value_t = 0.04)]
     pub beta: f64,
     /// Train LoRA adapters of this rank on every projection instead of every weight.
-    #[arg(long)]
     pub lora_rank: Option<usize>,
     /// Timed repetitions (the median is reported) after one warm-up.
-    #[arg(long, default_value_t = 3)]
     pub repeats: usize,
     /// Device and dtype.
-    #[command(flatten)]
-    pub runtime: RuntimeArgs,
+    pub runtime: Runtime,
 }
 
-/// The model folder `model`, or the ~10M-parameter Qwen2 benchmark shape with random weights
-/// and a tokenizer trained on the shipped GSM8K text.
-pub(super) fn bench_language_model(
-    model: Option<&std::path::Path>,
-    runtime: &RuntimeArgs,
-) -> anyhow::Result<LanguageModel> {
-    if let Some(dir) = model {
-        return load_model(dir, runtime);
-    }
-    let corpus: Vec<String> = gsm8k_rows(GSM8K_TEST)
-        .iter()
-        .map(|row| format!("{}\n{}", row.question, row.answer))
-        .collect();
-    Ok(embedded::build(
-        &EmbeddedSpec::bench(),
-        &corpus,
-        &runtime.load_options()?,
-    )?)
+/// The figures of the trainer benchmark, medians in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainBenchReport {
+    /// Parameters of the model.
+    pub parameters: usize,
+    /// Compute threads.
+    pub threads: usize,
+    /// Tokens of a batch.
+    pub tokens: usize,
+    /// The KL weight β.
+    pub beta: f64,
+    /// The LoRA rank, if adapters were trained.
+    pub lora_rank: Option<usize>,
+    /// A GRPO update: reference forward and one iteration.
+    pub grpo_update_ms: f64,
+    /// CPU milliseconds of a GRPO update.
+    pub grpo_update_cpu_ms: f64,
+    /// The reference forward of an update.
+    pub reference_forward_ms: f64,
+    /// Policy forward, loss, backward and AdamW of an update.
+    pub grpo_iteration_ms: f64,
+    /// An SFT step.
+    pub sft_step_ms: f64,
+    /// CPU milliseconds of an SFT step.
+    pub sft_step_cpu_ms: f64,
 }
 
 /// Medians of the runs, in milliseconds of wall clock and of process CPU.
@@ -73,16 +68,19 @@ fn milliseconds(runs: &[Timing]) -> (f64, f64) {
     )
 }
 
-/// Runs the benchmark.
-pub fn bench_train(cli: &Cli, args: &BenchTrainArgs) -> anyhow::Result<()> {
+/// Times a GRPO update and an SFT step through the trainer on a random batch.
+pub fn bench_train(
+    options: &TrainBenchOptions,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<TrainBenchReport> {
     anyhow::ensure!(
-        args.repeats > 0 && args.batch > 0 && args.tokens >= 16,
+        options.repeats > 0 && options.batch > 0 && options.tokens >= 16,
         "counts must be positive and sequences at least 16 tokens"
     );
-    let model = bench_language_model(args.model.as_deref(), &args.runtime)?;
+    let model = bench_language_model(options.model.as_deref(), &options.runtime, progress)?;
     let parameters = model.config.parameter_count();
     let vocab = model.config.vocab_size;
-    let lora = args.lora_rank.map(|rank| LoraConfig {
+    let lora = options.lora_rank.map(|rank| LoraConfig {
         rank,
         alpha: 2.0 * rank as f64,
         target_modules: crate::train::LORA_TARGETS
@@ -99,11 +97,11 @@ pub fn bench_train(cli: &Cli, args: &BenchTrainArgs) -> anyhow::Result<()> {
     let mut trainer = Trainer::new(model, config)?;
     let reference = trainer.reference_policy()?;
     let mut rng = StdRng::seed_from_u64(7);
-    let rows: Vec<Vec<u32>> = (0..args.batch)
-        .map(|_| random_tokens(&mut rng, args.tokens, vocab))
+    let rows: Vec<Vec<u32>> = (0..options.batch)
+        .map(|_| random_tokens(&mut rng, options.tokens, vocab))
         .collect();
-    let prompt = args.tokens / 8;
-    let mask: Vec<u8> = (0..args.tokens).map(|t| u8::from(t >= prompt)).collect();
+    let prompt = options.tokens / 8;
+    let mask: Vec<u8> = (0..options.tokens).map(|t| u8::from(t >= prompt)).collect();
     let padded = TokenBatch::pad(&rows, Padding::Right, 0, trainer.model().device())?;
     let behaviour: Vec<Vec<f32>> =
         next_token_log_probs(&trainer.policy()?.detached(), &padded, 1.0)?.to_vec2()?;
@@ -123,7 +121,7 @@ pub fn bench_train(cli: &Cli, args: &BenchTrainArgs) -> anyhow::Result<()> {
     let batch = GrpoBatch::new(&samples, 0, trainer.model().device())?;
     let grpo = GrpoConfig {
         objective: ObjectiveConfig {
-            beta: args.beta,
+            beta: options.beta,
             ..ObjectiveConfig::default()
         },
         iterations: 1,
@@ -136,7 +134,7 @@ pub fn bench_train(cli: &Cli, args: &BenchTrainArgs) -> anyhow::Result<()> {
     let example_refs: Vec<&SftExample> = examples.iter().collect();
     let (mut references, mut iterations, mut updates, mut sft) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for run in 0..=args.repeats {
+    for run in 0..=options.repeats {
         let mut prepared = None;
         let reference_time = timed(|| {
             prepared = Some(trainer.prepare_grpo(&batch, Some(&reference), &grpo)?);
@@ -161,36 +159,19 @@ pub fn bench_train(cli: &Cli, args: &BenchTrainArgs) -> anyhow::Result<()> {
             sft.push(sft_time);
         }
     }
-    let threads = candle_core::utils::get_num_threads();
-    let (update, update_cpu) = milliseconds(&updates);
-    let (reference_ms, _) = milliseconds(&references);
-    let (iteration_ms, _) = milliseconds(&iterations);
-    let (sft_ms, sft_cpu) = milliseconds(&sft);
-    let tokens = args.batch * args.tokens;
-    if cli.json {
-        let summary = json!({
-            "parameters": parameters, "threads": threads, "tokens": tokens, "beta": args.beta,
-            "lora_rank": args.lora_rank, "grpo_update_ms": update, "grpo_update_cpu_ms": update_cpu,
-            "reference_forward_ms": reference_ms, "grpo_iteration_ms": iteration_ms,
-            "sft_step_ms": sft_ms, "sft_step_cpu_ms": sft_cpu,
-        });
-        println!("{summary}");
-        return Ok(());
-    }
-    println!(
-        "model: {parameters} parameters, {threads} threads; {}×{} tokens, β = {}{}; medians of {} runs, \
-         wall clock [process CPU]",
-        args.batch,
-        args.tokens,
-        args.beta,
-        args.lora_rank
-            .map_or(String::new(), |rank| format!(", LoRA rank {rank}")),
-        args.repeats
-    );
-    println!(
-        "GRPO update (reference forward {reference_ms:.0} ms + policy forward, loss, backward, \
-         AdamW {iteration_ms:.0} ms): {update:.0} ms [{update_cpu:.0} ms]"
-    );
-    println!("SFT step (forward, loss, backward, AdamW): {sft_ms:.0} ms [{sft_cpu:.0} ms]");
-    Ok(())
+    let (grpo_update_ms, grpo_update_cpu_ms) = milliseconds(&updates);
+    let (sft_step_ms, sft_step_cpu_ms) = milliseconds(&sft);
+    Ok(TrainBenchReport {
+        parameters,
+        threads: candle_core::utils::get_num_threads(),
+        tokens: options.batch * options.tokens,
+        beta: options.beta,
+        lora_rank: options.lora_rank,
+        grpo_update_ms,
+        grpo_update_cpu_ms,
+        reference_forward_ms: milliseconds(&references).0,
+        grpo_iteration_ms: milliseconds(&iterations).0,
+        sft_step_ms,
+        sft_step_cpu_ms,
+    })
 }

@@ -1,52 +1,66 @@
-//! `rollscope bench grpo`: one end-to-end GRPO step as TRL's `GRPOTrainer` makes it: G
+//! The GRPO benchmark: one end-to-end GRPO step as TRL's `GRPOTrainer` makes it: G
 //! sampled completions of one prompt (the prompt prefilled once and forked), a rule reward,
 //! group advantages, the reference forward, the clipped objective with k3 KL, backward and
-//! AdamW. With `--trl PYTHON`, TRL runs the same configuration in the same invocation
-//! (`examples/bench_trl_grpo.py`) and both figures are printed side by side.
+//! AdamW. With a TRL Python, TRL runs the same configuration right after
+//! (`examples/bench_trl_grpo.py`) and both figures are reported side by side.
 
-use super::Cli;
-use super::bench_model::random_tokens;
-use super::bench_steps::{Timing, median, timed};
-use super::bench_train::bench_language_model;
-use super::model::RuntimeArgs;
+use super::steps::{Timing, median, timed};
+use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::SamplingParams;
 use crate::train::advantage::{AdvantageScale, group_advantages};
 use crate::train::loss::ObjectiveConfig;
 use crate::train::{Advantage, GrpoBatch, GrpoConfig, GrpoSample, Trainer, TrainerConfig};
-use clap::Args;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use serde_json::{Value, json};
-use std::path::PathBuf;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
 
-/// Arguments of `rollscope bench grpo`.
-#[derive(Debug, Args)]
-pub struct BenchGrpoArgs {
-    /// A model folder [default: the ~10M Qwen2 shape with random weights].
-    #[arg(long)]
+/// What the GRPO benchmark steps, on which model.
+#[derive(Clone, Debug)]
+pub struct GrpoBenchOptions {
+    /// A model folder [default: the ~10M Qwen2 benchmark shape with random weights].
     pub model: Option<PathBuf>,
     /// G: completions of the prompt.
-    #[arg(long, default_value_t = 8)]
     pub group: usize,
     /// Prompt tokens.
-    #[arg(long, default_value_t = 32)]
     pub prompt: usize,
     /// Tokens of every completion (sampled at temperature 1, no early stop).
-    #[arg(long, default_value_t = 128)]
     pub completion: usize,
     /// KL weight β.
-    #[arg(long, default_value_t = 0.04)]
     pub beta: f64,
     /// Timed steps (the median is reported) after one warm-up.
-    #[arg(long, default_value_t = 5)]
     pub steps: usize,
-    /// A Python with torch, transformers and trl: run TRL's GRPOTrainer on the same
-    /// configuration right after, and compare.
-    #[arg(long, value_name = "PYTHON")]
+    /// A Python with torch, transformers and trl, to run TRL's GRPOTrainer on the same
+    /// configuration right after.
     pub trl: Option<PathBuf>,
     /// Device and dtype.
-    #[command(flatten)]
-    pub runtime: RuntimeArgs,
+    pub runtime: Runtime,
+}
+
+/// The figures of the GRPO benchmark, medians in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct GrpoBenchReport {
+    /// G: completions of the prompt.
+    pub group: usize,
+    /// Prompt tokens.
+    pub prompt: usize,
+    /// Tokens of every completion.
+    pub completion: usize,
+    /// KL weight β.
+    pub beta: f64,
+    /// A whole step.
+    pub grpo_step_ms: f64,
+    /// CPU milliseconds of a whole step.
+    pub grpo_step_cpu_ms: f64,
+    /// The generation of a step.
+    pub generate_ms: f64,
+    /// Reward, reference and update of a step.
+    pub update_ms: f64,
+    /// What TRL's run printed (`trl_grpo_step_ms`, `trl_grpo_step_cpu_ms`, …), if it ran.
+    pub trl: Option<Value>,
+    /// Our step time over TRL's, if TRL ran.
+    pub ratio_to_trl: Option<f64>,
 }
 
 /// The timings of one step.
@@ -56,13 +70,16 @@ struct StepTimes {
     update: f64,
 }
 
-/// Runs the benchmark.
-pub fn bench_grpo(cli: &Cli, args: &BenchGrpoArgs) -> anyhow::Result<()> {
+/// Times GRPO steps end to end (and TRL's, given its Python).
+pub fn bench_grpo(
+    options: &GrpoBenchOptions,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<GrpoBenchReport> {
     anyhow::ensure!(
-        args.group >= 2 && args.prompt > 0 && args.completion > 0 && args.steps > 0,
+        options.group >= 2 && options.prompt > 0 && options.completion > 0 && options.steps > 0,
         "--group must be at least 2, and --prompt, --completion and --steps positive"
     );
-    let model = bench_language_model(args.model.as_deref(), &args.runtime)?;
+    let model = bench_language_model(options.model.as_deref(), &options.runtime, progress)?;
     let vocab = model.config.vocab_size;
     let config = TrainerConfig {
         learning_rate: 1e-5,
@@ -70,25 +87,35 @@ pub fn bench_grpo(cli: &Cli, args: &BenchGrpoArgs) -> anyhow::Result<()> {
     };
     let mut trainer = Trainer::new(model, config)?;
     let reference = trainer.reference_policy()?;
-    let prompt = random_tokens(&mut StdRng::seed_from_u64(3), args.prompt, vocab);
+    let prompt = random_tokens(&mut StdRng::seed_from_u64(3), options.prompt, vocab);
     let grpo = GrpoConfig {
         objective: ObjectiveConfig {
-            beta: args.beta,
+            beta: options.beta,
             ..ObjectiveConfig::default()
         },
         iterations: 1,
         temperature: 1.0,
     };
-    let bar = super::run_progress::count_bar(args.steps + 1, "grpo steps", cli.json);
-    let mut steps = Vec::with_capacity(args.steps);
-    for step in 0..=args.steps {
-        let times = one_step(&mut trainer, &reference, &prompt, args, &grpo, step as u64)?;
-        bar.inc(1);
+    progress(BenchProgress::counted(
+        "grpo steps",
+        options.steps as u64 + 1,
+    ));
+    let mut steps = Vec::with_capacity(options.steps);
+    for step in 0..=options.steps {
+        let times = one_step(
+            &mut trainer,
+            &reference,
+            &prompt,
+            options,
+            &grpo,
+            step as u64,
+        )?;
+        progress(BenchProgress::Advance(1));
         if step > 0 {
             steps.push(times);
         }
     }
-    bar.finish_and_clear();
+    progress(BenchProgress::End);
     let totals: Vec<Timing> = steps.iter().map(|s| s.total).collect();
     let wall = median(&totals, |t| t.wall) * 1e3;
     let cpu = median(&totals, |t| t.cpu) * 1e3;
@@ -97,47 +124,30 @@ pub fn bench_grpo(cli: &Cli, args: &BenchGrpoArgs) -> anyhow::Result<()> {
         values.sort_by(f64::total_cmp);
         values[values.len() / 2] * 1e3
     };
-    let (generate, update) = (middle(|s| s.generate), middle(|s| s.update));
-    let trl = match &args.trl {
-        Some(python) => Some(run_trl(python, args.steps + 1)?),
+    let trl = match &options.trl {
+        Some(python) => Some(run_trl(python, options.steps + 1, progress)?),
         None => None,
     };
     let trl_ms = trl.as_ref().and_then(|v| v["trl_grpo_step_ms"].as_f64());
-    if cli.json {
-        let summary = json!({
-            "group": args.group, "prompt": args.prompt, "completion": args.completion,
-            "beta": args.beta, "grpo_step_ms": wall, "grpo_step_cpu_ms": cpu,
-            "generate_ms": generate, "update_ms": update, "trl": trl,
-            "ratio_to_trl": trl_ms.map(|t| wall / t),
-        });
-        println!("{summary}");
-        return Ok(());
-    }
-    println!(
-        "GRPO step, 1 prompt ({} tokens) × G = {} completions of {} tokens, β = {}: median of {} \
-         steps",
-        args.prompt, args.group, args.completion, args.beta, args.steps
-    );
-    println!(
-        "  rollscope: {wall:.0} ms [{cpu:.0} ms CPU] (generation {generate:.0} ms, reward + \
-         reference + update {update:.0} ms)"
-    );
-    if let Some(trl_ms) = trl_ms {
-        let trl_cpu = trl
-            .as_ref()
-            .and_then(|v| v["trl_grpo_step_cpu_ms"].as_f64())
-            .unwrap_or(f64::NAN);
-        println!("  TRL GRPOTrainer: {trl_ms:.0} ms [{trl_cpu:.0} ms CPU]");
-        println!("  ratio: {:.2}× TRL's step time", wall / trl_ms);
-    }
-    Ok(())
+    Ok(GrpoBenchReport {
+        group: options.group,
+        prompt: options.prompt,
+        completion: options.completion,
+        beta: options.beta,
+        grpo_step_ms: wall,
+        grpo_step_cpu_ms: cpu,
+        generate_ms: middle(|s| s.generate),
+        update_ms: middle(|s| s.update),
+        trl,
+        ratio_to_trl: trl_ms.map(|t| wall / t),
+    })
 }
 
 fn one_step(
     trainer: &mut Trainer,
     reference: &crate::model::Qwen,
     prompt: &[u32],
-    args: &BenchGrpoArgs,
+    options: &GrpoBenchOptions,
     grpo: &GrpoConfig,
     step: u64,
 ) -> anyhow::Result<StepTimes> {
@@ -154,12 +164,12 @@ fn one_step(
         };
         let parent = decoder.add_sequence(prompt, sampling(step))?;
         decoder.prefill(&[parent])?;
-        let ids = (0..args.group)
+        let ids = (0..options.group)
             .map(|g| decoder.fork(parent, sampling(step * 1000 + g as u64)))
             .collect::<Result<Vec<_>, _>>()?;
         decoder.remove(parent)?;
-        let mut logprobs = vec![vec![0f32; args.prompt]; args.group];
-        for _ in 0..args.completion {
+        let mut logprobs = vec![vec![0f32; options.prompt]; options.group];
+        for _ in 0..options.completion {
             for (row, sampled) in logprobs.iter_mut().zip(decoder.step(&ids)?) {
                 row.push(sampled.logprob);
             }
@@ -173,13 +183,13 @@ fn one_step(
         let rewards: Vec<f64> = sequences
             .iter()
             .map(|tokens| {
-                let completion = &tokens[args.prompt..];
+                let completion = &tokens[options.prompt..];
                 completion.iter().filter(|&&t| t % 2 == 0).count() as f64 / completion.len() as f64
             })
             .collect();
         let advantages = group_advantages(&rewards, AdvantageScale::Unbiased, 1e-4).advantages;
-        let mask: Vec<u8> = (0..args.prompt + args.completion)
-            .map(|t| u8::from(t >= args.prompt))
+        let mask: Vec<u8> = (0..options.prompt + options.completion)
+            .map(|t| u8::from(t >= options.prompt))
             .collect();
         let samples: Vec<GrpoSample> = sequences
             .into_iter()
@@ -205,15 +215,20 @@ fn one_step(
 }
 
 /// Runs `examples/bench_trl_grpo.py` with `python` and reads its JSON line.
-fn run_trl(python: &PathBuf, steps: usize) -> anyhow::Result<Value> {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench_trl_grpo.py");
-    let spinner = super::model::spinner(format!("TRL GRPOTrainer, {steps} steps"));
+fn run_trl(
+    python: &Path,
+    steps: usize,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench_trl_grpo.py");
+    progress(BenchProgress::waiting(format!(
+        "TRL GRPOTrainer, {steps} steps"
+    )));
     let output = std::process::Command::new(python)
         .arg(&script)
         .args(["--steps", &steps.to_string()])
         .output();
-    spinner.finish_and_clear();
+    progress(BenchProgress::End);
     let output =
         output.map_err(|error| anyhow::anyhow!("cannot run {}: {error}", python.display()))?;
     anyhow::ensure!(

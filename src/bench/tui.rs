@@ -1,39 +1,94 @@
-//! `rollscope bench tui`: the TUI on a 100k-trajectory store: start-up to first frame, frame
+//! The TUI benchmark: the TUI on a large synthetic store: start-up to first frame, frame
 //! time at 200×50, paging, peak memory.
 
-use super::Cli;
+use super::{BenchProgress, peak_memory_bytes};
 use crate::engine::{Engine, EngineConfig, Update};
 use crate::store::Store;
 use crate::tui::{Action, App, AppConfig, Msg, view};
 use anyhow::Context;
-use clap::Args;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use std::path::PathBuf;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-/// Arguments of `rollscope bench tui`.
-#[derive(Debug, Args)]
-pub struct TuiBenchArgs {
+/// What the TUI benchmark drives.
+#[derive(Clone, Debug)]
+pub struct TuiBenchOptions {
     /// Trajectories in the benchmark store.
-    #[arg(long, default_value_t = 100_000)]
     pub count: u64,
     /// Sessions root of the benchmark store (made once, then reused) [default: the temp dir].
-    #[arg(long, value_name = "DIR")]
     pub store_root: Option<PathBuf>,
     /// Frames drawn for the frame-time figures.
-    #[arg(long, default_value_t = 200)]
     pub frames: usize,
     /// Pages scrolled for the paging figures.
-    #[arg(long, default_value_t = 200)]
     pub pages: usize,
+    /// The `rollscope` executable that makes the store in a child process (`demo-data`, then
+    /// `compact`), so this process's memory figure is the TUI's alone.
+    pub executable: PathBuf,
 }
 
-const WIDTH: u16 = 200;
-const HEIGHT: u16 = 50;
+/// Median, 95th percentile and maximum of some durations, in milliseconds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Spread {
+    /// The median.
+    pub median: f64,
+    /// The 95th percentile.
+    pub p95: f64,
+    /// The maximum.
+    pub max: f64,
+}
+
+/// Times of a page down, from key to drawn frame, in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageFigures {
+    /// The median.
+    pub median: f64,
+    /// The 95th percentile.
+    pub p95: f64,
+    /// The maximum.
+    pub max: f64,
+    /// Pages scrolled.
+    pub pages: usize,
+    /// Pages the app fetched from the engine.
+    pub fetched: usize,
+}
+
+/// The figures of the TUI benchmark, times in milliseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct TuiBenchReport {
+    /// Trajectories the list counted.
+    pub trajectories: usize,
+    /// Opening the store.
+    pub store_open_ms: f64,
+    /// Start-up to the first (empty) frame.
+    pub startup_first_frame_ms: f64,
+    /// Start-up to the first frame with rows.
+    pub startup_first_frame_with_rows_ms: f64,
+    /// Start-up to the list counted and a preview drawn.
+    pub startup_counted_ms: f64,
+    /// A frame of the list and preview.
+    pub frame_list_ms: Spread,
+    /// A frame of a trajectory turn.
+    pub frame_turn_ms: Spread,
+    /// A frame of the token view.
+    pub frame_tokens_ms: Spread,
+    /// A page down.
+    pub page_ms: PageFigures,
+    /// Peak resident memory of the process (VmHWM), in MiB, if known.
+    pub peak_rss_mib: Option<f64>,
+    /// Drawing the first (empty) frame alone (in the text report only).
+    #[serde(skip)]
+    pub empty_frame_ms: f64,
+}
+
+/// Width of the benchmark's terminal, in cells.
+pub const FRAME_WIDTH: u16 = 200;
+/// Height of the benchmark's terminal, in cells.
+pub const FRAME_HEIGHT: u16 = 50;
 const WAIT: Duration = Duration::from_secs(60);
 
 type BenchTerminal = Terminal<CrosstermBackend<std::io::Sink>>;
@@ -73,24 +128,34 @@ fn draw(terminal: &mut BenchTerminal, app: &App) -> anyhow::Result<Duration> {
 }
 
 /// Median, 95th percentile and maximum, in milliseconds.
-fn spread(mut samples: Vec<Duration>) -> (f64, f64, f64) {
+fn spread(mut samples: Vec<Duration>) -> Spread {
     samples.sort();
-    let ms = |duration: Duration| duration.as_secs_f64() * 1e3;
     let at = |quantile: f64| samples[((samples.len() - 1) as f64 * quantile).round() as usize];
-    (ms(at(0.5)), ms(at(0.95)), ms(at(1.0)))
+    Spread {
+        median: milliseconds(at(0.5)),
+        p95: milliseconds(at(0.95)),
+        max: milliseconds(at(1.0)),
+    }
+}
+
+fn milliseconds(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
 }
 
 /// Peak resident memory of this process (VmHWM), in MiB.
 fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
+    peak_memory_bytes().map(|bytes| bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// Makes the benchmark store with a child `rollscope demo-data` (so this process's memory
 /// figure is the TUI's alone), then compacts it, as a store at rest would be.
-fn ensure_store(root: &std::path::Path, session: &str, count: u64) -> anyhow::Result<PathBuf> {
+fn ensure_store(
+    options: &TuiBenchOptions,
+    root: &Path,
+    session: &str,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<PathBuf> {
+    let count = options.count;
     let dir = root.join(session);
     let marker = dir.join("bench-complete");
     if marker.is_file() {
@@ -101,12 +166,12 @@ fn ensure_store(root: &std::path::Path, session: &str, count: u64) -> anyhow::Re
         "{} holds an unfinished benchmark store; delete it and run again",
         dir.display()
     );
-    eprintln!(
+    progress(BenchProgress::Note(format!(
         "making the benchmark store: {count} synthetic trajectories in {} …",
         dir.display()
-    );
+    )));
     let start = Instant::now();
-    let status = std::process::Command::new(std::env::current_exe()?)
+    let status = std::process::Command::new(&options.executable)
         .args([
             "demo-data",
             "--count",
@@ -121,7 +186,7 @@ fn ensure_store(root: &std::path::Path, session: &str, count: u64) -> anyhow::Re
         .status()
         .context("cannot run `rollscope demo-data` for the benchmark store")?;
     anyhow::ensure!(status.success(), "`rollscope demo-data` failed");
-    let status = std::process::Command::new(std::env::current_exe()?)
+    let status = std::process::Command::new(&options.executable)
         .arg("--sessions-dir")
         .arg(root)
         .args(["--session", session, "compact"])
@@ -130,18 +195,26 @@ fn ensure_store(root: &std::path::Path, session: &str, count: u64) -> anyhow::Re
         .context("cannot run `rollscope compact` on the benchmark store")?;
     anyhow::ensure!(status.success(), "`rollscope compact` failed");
     std::fs::write(&marker, format!("{count}\n"))?;
-    eprintln!("made in {:.1} s", start.elapsed().as_secs_f64());
+    progress(BenchProgress::Note(format!(
+        "made in {:.1} s",
+        start.elapsed().as_secs_f64()
+    )));
     Ok(dir.join("store"))
 }
 
-/// `rollscope bench tui`.
-pub fn bench_tui(cli: &Cli, args: &TuiBenchArgs) -> anyhow::Result<()> {
-    let root = args
+/// Makes (or reuses) the benchmark store, then drives the TUI on it through the engine with
+/// an off-screen terminal, timing start-up, frames and paging.
+pub fn bench_tui(
+    options: &TuiBenchOptions,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<TuiBenchReport> {
+    let root = options
         .store_root
         .clone()
         .unwrap_or_else(|| std::env::temp_dir().join("rollscope-bench-tui"));
-    let store_dir = ensure_store(&root, &format!("bench-{}", args.count), args.count)?;
-    let viewport = Rect::new(0, 0, WIDTH, HEIGHT);
+    let session = format!("bench-{}", options.count);
+    let store_dir = ensure_store(options, &root, &session, progress)?;
+    let viewport = Rect::new(0, 0, FRAME_WIDTH, FRAME_HEIGHT);
     let mut terminal = Terminal::with_options(
         CrosstermBackend::new(std::io::sink()),
         TerminalOptions {
@@ -178,7 +251,7 @@ pub fn bench_tui(cli: &Cli, args: &TuiBenchArgs) -> anyhow::Result<()> {
                 == app.rollouts.preview.as_ref().map(|p| p.trajectory.id)
     };
     let mut list_frames = Vec::new();
-    for _ in 0..args.frames {
+    for _ in 0..options.frames {
         act(&mut app, &engine, Action::Down);
         settle(&mut app, &engine, &updates, previewed)?;
         list_frames.push(draw(&mut terminal, &app)?);
@@ -191,7 +264,7 @@ pub fn bench_tui(cli: &Cli, args: &TuiBenchArgs) -> anyhow::Result<()> {
         app.trajectory.open.is_some()
     })?;
     let mut turn_frames = Vec::new();
-    for index in 0..args.frames {
+    for index in 0..options.frames {
         act(
             &mut app,
             &engine,
@@ -205,7 +278,7 @@ pub fn bench_tui(cli: &Cli, args: &TuiBenchArgs) -> anyhow::Result<()> {
     }
     act(&mut app, &engine, Action::Tokens);
     let mut token_frames = Vec::new();
-    for _ in 0..args.frames {
+    for _ in 0..options.frames {
         act(&mut app, &engine, Action::Right);
         token_frames.push(draw(&mut terminal, &app)?);
     }
@@ -214,7 +287,7 @@ pub fn bench_tui(cli: &Cli, args: &TuiBenchArgs) -> anyhow::Result<()> {
 
     let mut pages = Vec::new();
     let mut fetched = 0;
-    for _ in 0..args.pages {
+    for _ in 0..options.pages {
         let begin = Instant::now();
         act(&mut app, &engine, Action::PageDown);
         if app.rollouts.requested.is_some() {
@@ -226,63 +299,26 @@ pub fn bench_tui(cli: &Cli, args: &TuiBenchArgs) -> anyhow::Result<()> {
         draw(&mut terminal, &app)?;
         pages.push(begin.elapsed());
     }
-    let peak = peak_rss_mib();
+    let peak_rss_mib = peak_rss_mib();
     engine.shutdown();
-
-    let (list_median, list_p95, list_max) = spread(list_frames);
-    let (turn_median, turn_p95, turn_max) = spread(turn_frames);
-    let (token_median, token_p95, token_max) = spread(token_frames);
-    let (page_median, page_p95, page_max) = spread(pages);
-    let seconds = |duration: Duration| duration.as_secs_f64() * 1e3;
-    if cli.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "trajectories": matching,
-                "store_open_ms": seconds(opened),
-                "startup_first_frame_ms": seconds(to_empty_frame),
-                "startup_first_frame_with_rows_ms": seconds(to_rows),
-                "startup_counted_ms": seconds(to_counted),
-                "frame_list_ms": {"median": list_median, "p95": list_p95, "max": list_max},
-                "frame_turn_ms": {"median": turn_median, "p95": turn_p95, "max": turn_max},
-                "frame_tokens_ms": {"median": token_median, "p95": token_p95, "max": token_max},
-                "page_ms": {"median": page_median, "p95": page_p95, "max": page_max, "pages": args.pages, "fetched": fetched},
-                "peak_rss_mib": peak,
-            })
-        );
-        return Ok(());
-    }
-    println!("rollscope bench tui · {matching} trajectories · {WIDTH}×{HEIGHT}");
-    println!(
-        "start-up → first frame        {:>8.1} ms  (store opened in {:.1} ms, empty frame drawn in {:.2} ms)",
-        seconds(to_empty_frame),
-        seconds(opened),
-        seconds(empty_frame)
-    );
-    println!(
-        "start-up → first rows drawn   {:>8.1} ms   goal ≤ 300 ms",
-        seconds(to_rows)
-    );
-    println!(
-        "start-up → list counted       {:>8.1} ms",
-        seconds(to_counted)
-    );
-    println!(
-        "frame, list + preview         {list_median:>8.2} ms median · p95 {list_p95:.2} · max {list_max:.2}   goal ≤ 5 ms"
-    );
-    println!(
-        "frame, trajectory turn        {turn_median:>8.2} ms median · p95 {turn_p95:.2} · max {turn_max:.2}"
-    );
-    println!(
-        "frame, token view             {token_median:>8.2} ms median · p95 {token_p95:.2} · max {token_max:.2}"
-    );
-    println!(
-        "page down (key → drawn)       {page_median:>8.2} ms median · p95 {page_p95:.2} · max {page_max:.2}   goal ≤ 16 ms ({fetched} of {} pages fetched from the engine)",
-        args.pages
-    );
-    match peak {
-        Some(peak) => println!("peak memory (VmHWM)           {peak:>8.1} MiB   goal ≤ 200 MB"),
-        None => println!("peak memory                   unavailable (no /proc/self/status)"),
-    }
-    Ok(())
+    let page = spread(pages);
+    Ok(TuiBenchReport {
+        trajectories: matching,
+        store_open_ms: milliseconds(opened),
+        startup_first_frame_ms: milliseconds(to_empty_frame),
+        startup_first_frame_with_rows_ms: milliseconds(to_rows),
+        startup_counted_ms: milliseconds(to_counted),
+        frame_list_ms: spread(list_frames),
+        frame_turn_ms: spread(turn_frames),
+        frame_tokens_ms: spread(token_frames),
+        page_ms: PageFigures {
+            median: page.median,
+            p95: page.p95,
+            max: page.max,
+            pages: options.pages,
+            fetched,
+        },
+        peak_rss_mib,
+        empty_frame_ms: milliseconds(empty_frame),
+    })
 }

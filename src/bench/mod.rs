@@ -1,0 +1,142 @@
+//! Benchmarks: each takes a plain options value and a progress sink, measures, and returns
+//! a report of its figures; the command line (`rollscope bench …`) parses the flags and
+//! prints the report.
+
+pub mod export;
+pub mod grpo;
+pub mod model;
+pub mod rollout;
+mod rollout_run;
+pub mod steps;
+pub mod store;
+pub mod train;
+pub mod tui;
+
+pub use export::{ExportBenchOptions, ExportBenchReport, bench_export};
+pub use grpo::{GrpoBenchOptions, GrpoBenchReport, bench_grpo};
+pub use model::{ModelBenchOptions, ModelBenchReport, ModelFigure, bench_model};
+pub use rollout::{RolloutBenchOptions, RolloutBenchReport, bench_rollout};
+pub use store::{StoreBenchOptions, StoreBenchReport, bench_store};
+pub use train::{TrainBenchOptions, TrainBenchReport, bench_train};
+pub use tui::{TuiBenchOptions, TuiBenchReport, bench_tui};
+
+use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TEST, gsm8k_rows};
+use crate::model::{DeviceChoice, LanguageModel, LoadOptions};
+use anyhow::Context;
+use candle_core::DType;
+use rand::Rng;
+use rand::rngs::StdRng;
+use std::path::Path;
+
+/// What a benchmark reports while it runs, for a progress display.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BenchProgress {
+    /// A stage starts: `total` units of work, or an amount not known (`None`). Stages nest.
+    Begin {
+        /// What the stage does.
+        label: String,
+        /// Units of work in the stage, if known.
+        total: Option<u64>,
+    },
+    /// This many more units of the innermost running stage are done.
+    Advance(u64),
+    /// The innermost running stage's label changes.
+    Relabel(String),
+    /// The innermost running stage ends.
+    End,
+    /// A line of commentary for the reader.
+    Note(String),
+}
+
+impl BenchProgress {
+    /// A stage of `total` units.
+    pub fn counted(label: impl Into<String>, total: u64) -> Self {
+        Self::Begin {
+            label: label.into(),
+            total: Some(total),
+        }
+    }
+
+    /// A stage of unknown length.
+    pub fn waiting(label: impl Into<String>) -> Self {
+        Self::Begin {
+            label: label.into(),
+            total: None,
+        }
+    }
+}
+
+/// Where a benchmark's model runs: the device and the compute dtype.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Runtime {
+    /// The device.
+    pub device: DeviceChoice,
+    /// The compute dtype [default: f32 on the CPU, the stored one on a GPU].
+    pub dtype: Option<DType>,
+}
+
+impl Runtime {
+    /// Opens the device and makes the load options.
+    pub fn load_options(&self) -> anyhow::Result<LoadOptions> {
+        Ok(LoadOptions {
+            device: self.device.open()?,
+            dtype: self.dtype,
+        })
+    }
+}
+
+/// Peak resident memory of this process so far, in bytes (Linux), if known.
+pub fn peak_memory_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Loads the model folder `dir`, reporting the load as a stage.
+pub fn load_model(
+    dir: &Path,
+    runtime: &Runtime,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<LanguageModel> {
+    anyhow::ensure!(
+        dir.is_dir(),
+        "no model folder {}: run `rollscope model init` (the embedded default) or pass --model DIR",
+        dir.display()
+    );
+    progress(BenchProgress::waiting(format!("loading {}", dir.display())));
+    let model = runtime.load_options().and_then(|options| {
+        LanguageModel::load(dir, &options)
+            .with_context(|| format!("cannot load model {}", dir.display()))
+    });
+    progress(BenchProgress::End);
+    model
+}
+
+/// The model folder `model`, or the ~10M-parameter Qwen2 benchmark shape with random weights
+/// and a tokenizer trained on the shipped GSM8K text.
+pub fn bench_language_model(
+    model: Option<&Path>,
+    runtime: &Runtime,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<LanguageModel> {
+    if let Some(dir) = model {
+        return load_model(dir, runtime, progress);
+    }
+    let corpus: Vec<String> = gsm8k_rows(GSM8K_TEST)
+        .iter()
+        .map(|row| format!("{}\n{}", row.question, row.answer))
+        .collect();
+    Ok(embedded::build(
+        &EmbeddedSpec::bench(),
+        &corpus,
+        &runtime.load_options()?,
+    )?)
+}
+
+/// `count` random token ids of a vocabulary of `vocab`, above the first 16 ids.
+pub fn random_tokens(rng: &mut StdRng, count: usize, vocab: usize) -> Vec<u32> {
+    (0..count)
+        .map(|_| rng.random_range(16.min(vocab as u32 - 1)..vocab as u32))
+        .collect()
+}
