@@ -89,7 +89,7 @@ impl CliProgress {
 
     /// GRPO steps all get a line; long SFT runs one in ten, the first and the last.
     fn worth_a_line(&self, row: &MetricsRow) -> bool {
-        self.total <= 60 || row.step % 10 == 0 || row.step == self.total || row.step == 1
+        self.total <= 60 || row.step.is_multiple_of(10) || row.step == self.total || row.step == 1
     }
 }
 

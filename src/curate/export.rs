@@ -200,7 +200,7 @@ pub fn write_export(
             })
             .inspect(|_| {
                 done += 1;
-                if done % 1024 == 0 || done == total {
+                if done.is_multiple_of(1024) || done == total {
                     progress(done, total);
                 }
             });

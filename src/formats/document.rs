@@ -10,7 +10,6 @@ use std::io::{BufRead, BufReader, Read};
 use std::ops::Range;
 use std::path::Path;
 
-
 /// Reads a whole file, refusing one larger than `MAX_RECORD_BYTES`.
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
     let io = ImportError::io(path);
@@ -150,7 +149,6 @@ pub fn first_byte(path: &Path) -> Result<Option<u8>, ImportError> {
         .copied()
         .find(|byte| !byte.is_ascii_whitespace()))
 }
-
 
 /// Counts lines forward through a byte slice without rescanning from the start.
 #[derive(Default)]

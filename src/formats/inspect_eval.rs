@@ -4,8 +4,8 @@
 //! are then read one by one from the start and every complete sample still imports.
 
 use super::context::Context;
-use super::json_text::{MAX_RECORD_BYTES, json_error};
 use super::inspect::parse_sample;
+use super::json_text::{MAX_RECORD_BYTES, json_error};
 use super::{ImportError, ImportReport, Sink, jsonl};
 use serde_json::Value;
 use std::fs::File;

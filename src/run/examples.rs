@@ -126,8 +126,10 @@ mod tests {
 
     /// The ids of the direct demonstrations among 200, and how many there are in all.
     fn direct_tasks(direct_answers: f64, seed: u64) -> (Vec<String>, usize) {
-        let mut config = RunConfig::default();
-        config.seed = seed;
+        let mut config = RunConfig {
+            seed,
+            ..RunConfig::default()
+        };
         config.tasks.train = "arith:1:train".into();
         config.tasks.train_size = 200;
         config.sft.direct_answers = direct_answers;

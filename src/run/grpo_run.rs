@@ -174,7 +174,7 @@ impl GrpoRun {
                     tokens as f64 / seconds.max(1e-9),
                 );
                 let every = config.eval.every;
-                if step == total || (every > 0 && step % every == 0) {
+                if step == total || (every > 0 && step.is_multiple_of(every)) {
                     let figures = evaluate_policy(context, config, &trainer, &run, step, on_event)?;
                     values.extend(figures.metric_values());
                     eval = Some(figures);
@@ -182,7 +182,7 @@ impl GrpoRun {
                 self.record.record_step(context, step, values, on_event)?;
                 let every = config.checkpoint_every;
                 let stopping = context.control.stopping();
-                if step == total || stopping || (every > 0 && step % every == 0) {
+                if step == total || stopping || (every > 0 && step.is_multiple_of(every)) {
                     self.checkpoint(context, &trainer, on_event)?;
                 }
             }

@@ -147,7 +147,7 @@ fn every_export_re_imports_to_the_same_trajectories() {
         back, originals,
         "our own format is exact, token traces included"
     );
-    assert_eq!(tasks, [task.clone()]);
+    assert_eq!(tasks, std::slice::from_ref(&task));
 
     for (format, arguments, ids) in [
         (Format::OpenaiMessages, ToolArguments::Object, true),

@@ -18,7 +18,6 @@
 use super::gsm8k;
 use super::lines::read_lines;
 use crate::trajectory::Task;
-use serde_json::Value;
 use std::path::Path;
 
 /// Reads a task file: our `Task` lines and GSM8K rows, in any mix.

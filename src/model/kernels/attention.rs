@@ -61,8 +61,8 @@ pub fn rotary_attention(
     let tokens = batch * len;
     let kv_width = geometry.kv_heads * geometry.head_dim;
     let valid = geometry.kv_heads > 0
-        && geometry.heads % geometry.kv_heads == 0
-        && geometry.head_dim % 2 == 0
+        && geometry.heads.is_multiple_of(geometry.kv_heads)
+        && geometry.head_dim.is_multiple_of(2)
         && q.elem_count() == tokens * geometry.heads * geometry.head_dim
         && k.elem_count() == tokens * kv_width
         && v.elem_count() == tokens * kv_width
@@ -171,7 +171,7 @@ impl<F: KernelFloat> RotaryAttention<F> {
         let max = F::max_of(self.isa, seen);
         let sum = F::exp_sum(self.isa, seen, max);
         let inverse = F::one() / sum;
-        seen.iter_mut().for_each(|p| *p = *p * inverse);
+        seen.iter_mut().for_each(|p| *p *= inverse);
         unseen.fill(F::zero());
     }
 
