@@ -234,21 +234,27 @@ pub fn bench_tui(
     let empty_frame = draw(&mut terminal, &app)?;
     let to_empty_frame = start.elapsed();
     settle(&mut app, &engine, &updates, |app| {
-        !app.rollouts.rows.is_empty()
+        !app.tabs.rollouts.list.rows.is_empty()
     })?;
     draw(&mut terminal, &app)?;
     let to_rows = start.elapsed();
     settle(&mut app, &engine, &updates, |app| {
-        app.rollouts.matching.is_some() && app.rollouts.preview.is_some()
+        app.tabs.rollouts.list.matching.is_some() && app.tabs.rollouts.list.preview.is_some()
     })?;
     draw(&mut terminal, &app)?;
     let to_counted = start.elapsed();
-    let matching = app.rollouts.matching.unwrap_or(0);
+    let matching = app.tabs.rollouts.list.matching.unwrap_or(0);
 
     let previewed = |app: &App| {
-        app.rollouts.selected().is_some()
-            && app.rollouts.selected().map(|s| s.id)
-                == app.rollouts.preview.as_ref().map(|p| p.trajectory.id)
+        app.tabs.rollouts.list.selected().is_some()
+            && app.tabs.rollouts.list.selected().map(|s| s.id)
+                == app
+                    .tabs
+                    .rollouts
+                    .list
+                    .preview
+                    .as_ref()
+                    .map(|p| p.trajectory.id)
     };
     let mut list_frames = Vec::new();
     for _ in 0..options.frames {
@@ -261,7 +267,7 @@ pub fn bench_tui(
     settle(&mut app, &engine, &updates, previewed)?;
     act(&mut app, &engine, Action::Open);
     settle(&mut app, &engine, &updates, |app| {
-        app.trajectory.open.is_some()
+        app.tabs.rollouts.trajectory.open.is_some()
     })?;
     let mut turn_frames = Vec::new();
     for index in 0..options.frames {
@@ -290,11 +296,11 @@ pub fn bench_tui(
     for _ in 0..options.pages {
         let begin = Instant::now();
         act(&mut app, &engine, Action::PageDown);
-        if app.rollouts.requested.is_some() {
+        if app.tabs.rollouts.list.requested.is_some() {
             fetched += 1;
         }
         settle(&mut app, &engine, &updates, |app| {
-            app.rollouts.requested.is_none()
+            app.tabs.rollouts.list.requested.is_none()
         })?;
         draw(&mut terminal, &app)?;
         pages.push(begin.elapsed());

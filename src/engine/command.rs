@@ -1,5 +1,6 @@
 //! What the UI (or a CLI command) asks the engine to do: the `Command` channel's messages.
 
+use super::activity::Activity;
 use crate::curate::{AuditOptions, ExportRequest, SelectionRules};
 use crate::run::RunConfig;
 use crate::store::{Filter, SortKey};
@@ -179,27 +180,27 @@ impl Command {
     }
 
     /// What the engine is doing while it works on this, for the status bar.
-    pub fn activity(&self) -> &'static str {
+    pub fn activity(&self) -> Activity {
         match self {
-            Self::List { .. } => "listing",
-            Self::Page { .. } => "paging",
-            Self::Locate { .. } => "finding",
-            Self::LoadTrajectory { .. } => "loading trajectory",
-            Self::LoadGroup { .. } => "loading group",
+            Self::List { .. } => Activity::Listing,
+            Self::Page { .. } => Activity::Paging,
+            Self::Locate { .. } => Activity::Finding,
+            Self::LoadTrajectory { .. } => Activity::LoadingTrajectory,
+            Self::LoadGroup { .. } => Activity::LoadingGroup,
             Self::SaveLabel { .. } | Self::RemoveLabels { .. } | Self::SetLabels { .. } => {
-                "saving labels"
+                Activity::SavingLabels
             }
-            Self::LoadRuns => "loading runs",
-            Self::LoadMetrics { .. } => "loading metrics",
-            Self::RecordMetrics(_) => "recording metrics",
-            Self::LoadOverview { .. } => "counting",
-            Self::PreviewSelection { .. } => "previewing the selection",
-            Self::Export(_) => "exporting",
-            Self::ListAudit { .. } => "auditing",
-            Self::LaunchRun(_) => "launching a run",
-            Self::PauseRun(_) => "pausing a run",
-            Self::ResumeRun(_) => "resuming a run",
-            Self::StopRun(_) => "stopping a run",
+            Self::LoadRuns => Activity::LoadingRuns,
+            Self::LoadMetrics { .. } => Activity::LoadingMetrics,
+            Self::RecordMetrics(_) => Activity::RecordingMetrics,
+            Self::LoadOverview { .. } => Activity::Counting,
+            Self::PreviewSelection { .. } => Activity::PreviewingSelection,
+            Self::Export(_) => Activity::Exporting,
+            Self::ListAudit { .. } => Activity::Auditing,
+            Self::LaunchRun(_) => Activity::LaunchingRun,
+            Self::PauseRun(_) => Activity::PausingRun,
+            Self::ResumeRun(_) => Activity::ResumingRun,
+            Self::StopRun(_) => Activity::StoppingRun,
         }
     }
 }

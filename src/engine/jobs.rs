@@ -1,6 +1,7 @@
 //! Curation work the worker hands off or does for the Curate tab and the audit queue: exports
 //! on threads of their own (reporting progress), selection previews, audit listings.
 
+use super::activity::Activity;
 use super::update::{ExportProgress, Update};
 use crate::curate::{AuditOptions, ExportRequest, Finding, audit, export_selection};
 use crate::store::{Filter, Store, Summary};
@@ -36,7 +37,7 @@ pub fn spawn_export(
                 Ok(report) => Update::Export(ExportProgress::Done(Box::new(report))),
                 Err(error) => Update::Failed {
                     tag: None,
-                    during: "exporting",
+                    during: Activity::Exporting,
                     message: format!("{error:#}"),
                 },
             };

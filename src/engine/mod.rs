@@ -5,22 +5,25 @@
 //! long jobs (training runs, curation) get threads of their own that share the store and the
 //! update sender, so the worker keeps answering while they run.
 
+mod activity;
 mod command;
 pub mod demo;
+mod device;
 mod jobs;
 mod overview;
 mod training;
 mod update;
 mod worker;
 
+pub use activity::Activity;
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
+pub use device::ComputeDevice;
 pub use overview::Overview;
 pub use update::{
     EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, RunActivity, RunProgress, Update,
     Window,
 };
 
-use crate::model::LoadOptions;
 use crate::session::SessionPaths;
 use crate::store::Store;
 use std::sync::Arc;
@@ -35,8 +38,8 @@ pub struct EngineConfig {
     /// The session's folders, where launched runs find their model and write theirs (no
     /// session: runs cannot be launched).
     pub session: Option<SessionPaths>,
-    /// Device and dtype of the models launched runs train.
-    pub load: LoadOptions,
+    /// The device launched runs train on (in its default dtype).
+    pub device: ComputeDevice,
 }
 
 /// A running engine: send it commands; its updates arrive on the receiver `spawn` returned.

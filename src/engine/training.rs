@@ -2,6 +2,7 @@
 //! its `RunControl`, its events forwarded as `Update::RunChanged` (and each step's metrics
 //! row as `Update::MetricsAppended`, the row already stored).
 
+use super::activity::Activity;
 use super::update::{RunActivity, RunProgress, Update};
 use crate::model::LoadOptions;
 use crate::run::{RunConfig, RunContext, RunControl, RunEvent, resume_grpo, train_grpo};
@@ -204,7 +205,7 @@ impl Reporter<'_> {
         let Some(run) = self.run.get() else {
             let _ = self.updates.send(Update::Failed {
                 tag: None,
-                during: "launching a run",
+                during: Activity::LaunchingRun,
                 message: message.to_string(),
             });
             return;

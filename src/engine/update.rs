@@ -1,5 +1,6 @@
 //! What the engine tells the UI: the `Update` channel's messages.
 
+use super::activity::Activity;
 use super::command::{GroupKey, Tag};
 use super::overview::Overview;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
@@ -13,8 +14,8 @@ pub enum EngineState {
     /// Waiting for commands.
     #[default]
     Idle,
-    /// Working on a command (what, in a few words).
-    Busy(String),
+    /// Working on a command.
+    Busy(Activity),
 }
 
 /// A window of rows of a listing.
@@ -188,7 +189,7 @@ pub enum Update {
         /// The request's tag, when it had one.
         tag: Option<Tag>,
         /// What the engine was doing.
-        during: &'static str,
+        during: Activity,
         /// What went wrong, and what to do.
         message: String,
     },

@@ -61,7 +61,7 @@ impl Worker {
                 }
             };
             if !busy {
-                self.send(Update::State(EngineState::Busy(command.activity().into())));
+                self.send(Update::State(EngineState::Busy(command.activity())));
                 busy = true;
             }
             let tag = command.tag();
@@ -227,7 +227,7 @@ impl Worker {
         let workspace = Workspace {
             store: Arc::clone(&self.store),
             paths,
-            load: self.config.load.clone(),
+            load: self.config.device.load_options()?,
             updates: self.updates.clone(),
         };
         self.training = Some(Training::spawn(workspace, start)?);

@@ -1,6 +1,6 @@
-//! The terminal UI: an Elm-style `App` (state per view, `update` without I/O), render
-//! functions over `&App`, and a loop that drains terminal events and engine updates, then
-//! draws once.
+//! The terminal UI: an Elm-style `App` (a state struct per tab under `state`, `update`
+//! without I/O), render functions over `&App` under `view`, and a loop that drains terminal
+//! events and engine updates, then draws once.
 
 pub mod action;
 pub mod annotate;
@@ -8,7 +8,6 @@ pub mod app;
 pub mod content;
 pub mod curate_form;
 pub mod filter_expr;
-pub mod group;
 pub mod highlight;
 pub mod keymap;
 pub mod launch_form;
@@ -16,14 +15,12 @@ pub mod layout;
 pub mod outcome;
 pub mod prompt;
 pub mod rich;
-pub mod rollouts;
-pub mod runs;
 pub mod series;
+pub mod state;
 pub mod tags;
 mod terminal;
 pub mod theme;
 pub mod token_text;
-pub mod trajectory;
 pub mod view;
 
 pub use action::Action;

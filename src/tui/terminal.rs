@@ -5,7 +5,7 @@ use super::app::{App, AppConfig, Msg};
 use super::keymap::Keymap;
 use super::theme::{BUILT_IN, Theme};
 use super::view;
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{Activity, ComputeDevice, Engine, EngineConfig};
 use crate::session::SessionPaths;
 use crate::store::Store;
 use anyhow::Context;
@@ -54,7 +54,7 @@ pub fn run(paths: &SessionPaths) -> anyhow::Result<()> {
     let engine_config = EngineConfig {
         annotator,
         session: Some(paths.clone()),
-        load: crate::model::LoadOptions::default(),
+        device: ComputeDevice::default(),
     };
     let (engine, updates) =
         Engine::spawn(Arc::new(store), engine_config).context("cannot start the engine thread")?;
@@ -72,7 +72,7 @@ pub fn run(paths: &SessionPaths) -> anyhow::Result<()> {
             config.viewport = Rect::new(0, 0, size.width, size.height);
             let mut app = App::new(config);
             event_loop(&mut terminal, &mut app, &engine, updates)
-                .map(|()| app.runs.active().map(|live| live.run.clone()))
+                .map(|()| app.tabs.runs.active().map(|live| live.run.clone()))
         });
     let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
@@ -103,7 +103,7 @@ fn event_loop(
             }
             let _ = engine_sender.send(Msg::Engine(crate::engine::Update::Failed {
                 tag: None,
-                during: "engine",
+                during: Activity::EngineThread,
                 message: "the engine thread stopped; nothing more is loaded or saved: quit and reopen the session".into(),
             }));
         })?;

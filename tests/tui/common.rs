@@ -149,7 +149,9 @@ impl Live {
         };
         let commands = live.app.start();
         live.send(commands);
-        live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+        live.settle(|app| {
+            app.tabs.rollouts.list.matching.is_some() && app.tabs.rollouts.list.preview.is_some()
+        });
         live
     }
 

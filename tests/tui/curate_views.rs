@@ -5,7 +5,9 @@ use crate::common::*;
 use crossterm::event::KeyCode;
 use rollscope::curate::audit::Sign;
 use rollscope::curate::{Finding, Trait};
-use rollscope::engine::{Command, Engine, EngineConfig, ExportProgress, Overview, Tag, Update};
+use rollscope::engine::{
+    Activity, Command, Engine, EngineConfig, ExportProgress, Overview, Tag, Update,
+};
 use rollscope::formats::Format;
 use rollscope::store::{Filter, Outcome};
 use rollscope::tui::Action;
@@ -26,9 +28,9 @@ fn with_overview() -> rollscope::tui::App {
 fn stats_pin_a_before_version_and_move_the_after_one() {
     let mut app = with_overview();
     act(&mut app, &[Action::Down, Action::Pin]);
-    assert_eq!(app.insights.pinned, Some(1));
+    assert_eq!(app.tabs.stats.pinned, Some(1));
     act(&mut app, &[Action::Down, Action::Down]);
-    assert_eq!((app.insights.pinned, app.insights.scroll), (Some(1), 3));
+    assert_eq!((app.tabs.stats.pinned, app.tabs.stats.scroll), (Some(1), 3));
     let screen = render(&app);
     assert!(
         screen.contains("before / after · A grpo-0001 @ 1 → B grpo-0001 @ 3"),
@@ -36,10 +38,10 @@ fn stats_pin_a_before_version_and_move_the_after_one() {
     );
     assert!(screen.contains("error kinds by policy version"));
     act(&mut app, &[Action::PageDown]);
-    assert_eq!(app.insights.scroll, 13);
+    assert_eq!(app.tabs.stats.scroll, 13);
     act(&mut app, &[Action::Top, Action::Down, Action::Pin]);
     assert_eq!(
-        app.insights.pinned, None,
+        app.tabs.stats.pinned, None,
         "pinning the pinned version unpins it"
     );
 }
@@ -48,13 +50,13 @@ fn stats_pin_a_before_version_and_move_the_after_one() {
 fn the_curate_form_asks_for_previews_and_runs_the_export() {
     let mut app = with_overview();
     act(&mut app, &[Action::TabCurate]);
-    assert_eq!(app.insights.form.field, Field::Source);
+    assert_eq!(app.tabs.curate.form.field, Field::Source);
     let commands = act(&mut app, &[Action::Down, Action::Right]);
     let [Command::PreviewSelection { rules, filter }] = commands.as_slice() else {
         panic!("expected a preview request, got {commands:?}")
     };
     assert_eq!((rules.per_task, filter.is_empty()), (2, true));
-    assert!(app.insights.form.waiting);
+    assert!(app.tabs.curate.form.waiting);
 
     act(&mut app, &[Action::Top, Action::Open]);
     assert!(app.prompt.is_some(), "enter on the source edits it");
@@ -74,23 +76,23 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
     };
     app.update(Msg::Engine(Update::SelectionPreview {
         filter: filter.clone(),
-        rules: app.insights.form.rules.clone(),
+        rules: app.tabs.curate.form.rules.clone(),
         preview: Box::new(preview.clone()),
     }));
-    assert_eq!(app.insights.form.current_preview(), Some(&preview));
-    assert!(!app.insights.form.waiting);
+    assert_eq!(app.tabs.curate.form.current_preview(), Some(&preview));
+    assert!(!app.tabs.curate.form.waiting);
     assert!(render(&app).contains("1 tasks kept (50%)"));
 
     act(
         &mut app,
         &[Action::Bottom, Action::Up, Action::Up, Action::Up],
     );
-    assert_eq!(app.insights.form.field, Field::Format);
+    assert_eq!(app.tabs.curate.form.field, Field::Format);
     assert!(
         act(&mut app, &[Action::Right]).is_empty(),
         "the format needs no recount"
     );
-    assert_eq!(app.insights.form.format, Format::TrlPromptCompletion);
+    assert_eq!(app.tabs.curate.form.format, Format::TrlPromptCompletion);
     let commands = act(&mut app, &[Action::Bottom, Action::Open]);
     let [Command::Export(request)] = commands.as_slice() else {
         panic!("expected an export, got {commands:?}")
@@ -109,7 +111,7 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
         total: 10,
     })));
     assert_eq!(
-        app.insights.form.export,
+        app.tabs.curate.form.export,
         ExportStatus::Writing {
             written: 5,
             total: 10
@@ -118,11 +120,11 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
     assert!(render(&app).contains("writing 5 of 10"));
     app.update(Msg::Engine(Update::Failed {
         tag: None,
-        during: "exporting",
+        during: Activity::Exporting,
         message: "disk full".into(),
     }));
     assert_eq!(
-        app.insights.form.export,
+        app.tabs.curate.form.export,
         ExportStatus::Failed("disk full".into())
     );
 
@@ -168,7 +170,7 @@ fn the_audit_command_lists_the_queue_with_its_evidence() {
         }],
         audited: 40,
     }));
-    let audit = app.rollouts.audit.as_ref().unwrap();
+    let audit = app.tabs.rollouts.list.audit.as_ref().unwrap();
     assert_eq!((audit.findings.len(), audit.audited), (1, Some(40)));
     let screen = render(&app);
     assert!(screen.contains("audit queue"), "{screen}");
@@ -180,7 +182,7 @@ fn the_audit_command_lists_the_queue_with_its_evidence() {
     type_text(&mut app, "audit");
     let commands = app.update(key(KeyCode::Enter));
     assert!(matches!(commands.as_slice(), [Command::List { .. }]));
-    assert!(app.rollouts.audit.is_none());
+    assert!(app.tabs.rollouts.list.audit.is_none());
 }
 
 #[test]

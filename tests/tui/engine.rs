@@ -300,14 +300,16 @@ fn sorted_listings_locate_groups_runs_metrics_and_overview() {
 fn the_live_app_labels_through_the_engine_and_the_list_shows_it() {
     let mut live = Live::new(512, 120, 40);
     live.act(&[rollscope::tui::Action::Outcome]);
-    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
-    let first = live.app.rollouts.selected().unwrap().clone();
+    live.settle(|app| {
+        app.tabs.rollouts.list.matching.is_some() && app.tabs.rollouts.list.preview.is_some()
+    });
+    let first = live.app.tabs.rollouts.list.selected().unwrap().clone();
     assert_eq!(first.passed, Some(false));
     live.act(&[rollscope::tui::Action::Open, rollscope::tui::Action::Right]);
-    live.settle(|app| app.trajectory.open.is_some());
+    live.settle(|app| app.tabs.rollouts.trajectory.open.is_some());
     live.act(&[rollscope::tui::Action::LabelReasoning]);
-    live.settle(|app| app.rollouts.rows[0].confirmed & 0b10 != 0);
-    let open = live.app.trajectory.open.as_ref().unwrap();
+    live.settle(|app| app.tabs.rollouts.list.rows[0].confirmed & 0b10 != 0);
+    let open = live.app.tabs.rollouts.trajectory.open.as_ref().unwrap();
     assert!(
         open.trajectory()
             .labels

@@ -103,7 +103,7 @@ fn a_launched_run_pauses_resumes_stops_and_resumes_to_the_end() {
     let refusal = wait_for(&updates, |update| match update {
         Update::Failed {
             during, message, ..
-        } => Some((*during, message.clone())),
+        } => Some((during.text(), message.clone())),
         _ => None,
     });
     assert_eq!(refusal.0, "launching a run");

@@ -21,9 +21,13 @@ fn rollouts_list_with_preview() {
 fn failures_sorted_by_prm() {
     let mut live = Live::new(512, 120, 36);
     live.act(&[Action::Outcome]);
-    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+    live.settle(|app| {
+        app.tabs.rollouts.list.matching.is_some() && app.tabs.rollouts.list.preview.is_some()
+    });
     live.act(&[Action::Sort, Action::Sort, Action::Sort]);
-    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+    live.settle(|app| {
+        app.tabs.rollouts.list.matching.is_some() && app.tabs.rollouts.list.preview.is_some()
+    });
     snapshot("rollouts_failures_by_prm", &live.app);
 }
 
@@ -31,10 +35,14 @@ fn failures_sorted_by_prm() {
 fn trajectory_turn_with_tool_call_and_label() {
     let mut live = Live::new(512, 120, 36);
     live.act(&[Action::Outcome]);
-    live.settle(|app| app.rollouts.matching.is_some() && app.rollouts.preview.is_some());
+    live.settle(|app| {
+        app.tabs.rollouts.list.matching.is_some() && app.tabs.rollouts.list.preview.is_some()
+    });
     live.act(&[Action::Open, Action::Right, Action::LabelCalculation]);
     live.settle(|app| {
-        app.trajectory
+        app.tabs
+            .rollouts
+            .trajectory
             .open
             .as_ref()
             .is_some_and(|open| !open.trajectory().labels.is_empty())
@@ -67,7 +75,7 @@ fn token_view() {
 fn group_view_with_diff() {
     let mut live = Live::new(512, 130, 30);
     live.act(&[Action::Down, Action::Down, Action::Group]);
-    live.settle(|app| app.group.group.is_some());
+    live.settle(|app| app.tabs.rollouts.group.group.is_some());
     live.act(&[Action::Down]);
     snapshot("group", &live.app);
     live.act(&[Action::Reference]);
@@ -78,12 +86,12 @@ fn group_view_with_diff() {
 fn runs_stats_curate_and_help() {
     let mut live = Live::new(512, 140, 40);
     live.act(&[Action::TabRuns]);
-    live.settle(|app| !app.runs.rows.is_empty());
+    live.settle(|app| !app.tabs.runs.rows.is_empty());
     snapshot("runs", &live.app);
     live.act(&[Action::Smoothing]);
     snapshot("runs_smoothed", &live.app);
     live.act(&[Action::TabStats]);
-    live.settle(|app| app.insights.overview.is_some());
+    live.settle(|app| app.overview.counts.is_some());
     snapshot("stats", &live.app);
     live.act(&[Action::TabCurate]);
     snapshot("curate", &live.app);
@@ -95,7 +103,7 @@ fn runs_stats_curate_and_help() {
 fn stats_before_after_and_the_curate_form() {
     let mut live = Live::new(512, 140, 44);
     live.act(&[Action::TabStats]);
-    live.settle(|app| app.insights.overview.is_some());
+    live.settle(|app| app.overview.counts.is_some());
     live.act(&[
         Action::Down,
         Action::Pin,
@@ -106,7 +114,7 @@ fn stats_before_after_and_the_curate_form() {
     live.app.status.notice = None;
     snapshot("stats_before_after", &live.app);
     live.act(&[Action::TabCurate, Action::Down, Action::Right]);
-    live.settle(|app| app.insights.form.current_preview().is_some());
+    live.settle(|app| app.tabs.curate.form.current_preview().is_some());
     snapshot("curate_form", &live.app);
 }
 
@@ -114,7 +122,7 @@ fn stats_before_after_and_the_curate_form() {
 fn the_launch_form_with_a_problem() {
     let mut live = Live::new(512, 130, 34);
     live.act(&[Action::TabRuns]);
-    live.settle(|app| !app.runs.rows.is_empty());
+    live.settle(|app| !app.tabs.runs.rows.is_empty());
     live.act(&[Action::NewRun, Action::Down, Action::Down]);
     live.app.update(key(crossterm::event::KeyCode::Backspace));
     type_text(&mut live.app, "1");

@@ -77,7 +77,9 @@ fn digits_label_the_current_turn_and_toggle() {
         0,
     );
     assert_eq!(
-        app.trajectory
+        app.tabs
+            .rollouts
+            .trajectory
             .open
             .as_ref()
             .unwrap()
@@ -87,7 +89,7 @@ fn digits_label_the_current_turn_and_toggle() {
         1
     );
     assert_eq!(
-        app.rollouts.rows[0].confirmed, 1,
+        app.tabs.rollouts.list.rows[0].confirmed, 1,
         "the list row shows the new label"
     );
     let commands = app.update(char_key('1'));
@@ -252,14 +254,14 @@ fn brackets_walk_the_badcase_queue_and_skip_labelled_ones() {
         act(&mut app, &[Action::NextBadcase]).is_empty(),
         "no queue yet"
     );
-    let tag = app.rollouts.tag;
+    let tag = app.tabs.rollouts.list.tag;
     app.update(Msg::Engine(Update::Queue {
         tag,
         entries: failures.clone(),
     }));
     let commands = act(&mut app, &[Action::NextBadcase]);
     assert_eq!(app.screen(), Screen::Trajectory);
-    assert_eq!(app.rollouts.cursor, failures[0].0);
+    assert_eq!(app.tabs.rollouts.list.cursor, failures[0].0);
     assert!(commands.iter().any(
         |command| matches!(command, Command::LoadTrajectory { id, .. } if *id == failures[0].1)
     ));
@@ -278,11 +280,11 @@ fn brackets_walk_the_badcase_queue_and_skip_labelled_ones() {
     );
     act(&mut app, &[Action::NextBadcase]);
     assert_eq!(
-        app.rollouts.cursor, failures[2].0,
+        app.tabs.rollouts.list.cursor, failures[2].0,
         "the labelled one is skipped"
     );
     act(&mut app, &[Action::PrevBadcase]);
-    assert_eq!(app.rollouts.cursor, failures[0].0);
+    assert_eq!(app.tabs.rollouts.list.cursor, failures[0].0);
     assert!(act(&mut app, &[Action::PrevBadcase]).is_empty());
     assert!(
         app.status

@@ -17,7 +17,7 @@ fn start_lists_the_first_page_and_loads_runs() {
             assert!(listing.filter.is_empty());
             assert_eq!(window.start, 0);
             assert!(
-                window.end > app.rollouts.height,
+                window.end > app.tabs.rollouts.list.height,
                 "fetches beyond the visible rows"
             );
         }
@@ -29,9 +29,9 @@ fn start_lists_the_first_page_and_loads_runs() {
 #[test]
 fn windows_of_older_listings_are_dropped() {
     let mut app = listed_app(1000, 200);
-    let old = app.rollouts.tag;
+    let old = app.tabs.rollouts.list.tag;
     act(&mut app, &[Action::Outcome]);
-    assert_ne!(app.rollouts.tag, old);
+    assert_ne!(app.tabs.rollouts.list.tag, old);
     let commands = app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
         tag: old,
         start: 0,
@@ -40,20 +40,26 @@ fn windows_of_older_listings_are_dropped() {
         stored: Some(3),
     })));
     assert!(commands.is_empty());
-    assert!(app.rollouts.rows.is_empty(), "the stale window was ignored");
+    assert!(
+        app.tabs.rollouts.list.rows.is_empty(),
+        "the stale window was ignored"
+    );
 }
 
 #[test]
 fn moving_down_previews_and_pages_past_the_loaded_rows() {
     let mut app = listed_app(1000, 200);
-    assert_eq!(app.rollouts.cursor, 0);
+    assert_eq!(app.tabs.rollouts.list.cursor, 0);
     let commands = act(&mut app, &[Action::Down]);
-    assert_eq!(app.rollouts.cursor, 1);
+    assert_eq!(app.tabs.rollouts.list.cursor, 1);
     assert!(
         matches!(commands.as_slice(), [Command::LoadTrajectory { id, .. }] if *id == trajectory(1).id)
     );
     act(&mut app, &[Action::Up, Action::Up]);
-    assert_eq!(app.rollouts.cursor, 0, "the cursor stops at the top");
+    assert_eq!(
+        app.tabs.rollouts.list.cursor, 0,
+        "the cursor stops at the top"
+    );
     let mut commands = Vec::new();
     for _ in 0..30 {
         commands.extend(act(&mut app, &[Action::PageDown]));
@@ -65,7 +71,7 @@ fn moving_down_previews_and_pages_past_the_loaded_rows() {
         }
     }
     assert!(
-        app.rollouts.cursor >= 200 - app.rollouts.height,
+        app.tabs.rollouts.list.cursor >= 200 - app.tabs.rollouts.list.height,
         "no fetch while the rows are loaded"
     );
     let page = commands.iter().find_map(|command| match command {
@@ -73,12 +79,15 @@ fn moving_down_previews_and_pages_past_the_loaded_rows() {
         _ => None,
     });
     let window = page.expect("a page request once the view leaves the loaded rows");
-    assert!(window.contains(&app.rollouts.cursor));
-    assert_eq!(app.rollouts.requested, Some(window));
+    assert!(window.contains(&app.tabs.rollouts.list.cursor));
+    assert_eq!(app.tabs.rollouts.list.requested, Some(window));
     act(&mut app, &[Action::Bottom]);
-    assert_eq!(app.rollouts.cursor, 999);
+    assert_eq!(app.tabs.rollouts.list.cursor, 999);
     act(&mut app, &[Action::Top]);
-    assert_eq!((app.rollouts.cursor, app.rollouts.top), (0, 0));
+    assert_eq!(
+        (app.tabs.rollouts.list.cursor, app.tabs.rollouts.list.top),
+        (0, 0)
+    );
 }
 
 #[test]
@@ -101,12 +110,12 @@ fn prune_keeps_only_the_last_preview_load() {
 fn mouse_wheel_moves_three_rows_a_notch_and_resize_refits() {
     let mut app = listed_app(1000, 200);
     app.update(Msg::Scroll(1));
-    assert_eq!(app.rollouts.cursor, 3);
+    assert_eq!(app.tabs.rollouts.list.cursor, 3);
     app.update(Msg::Scroll(-1));
-    assert_eq!(app.rollouts.cursor, 0);
-    let before = app.rollouts.height;
+    assert_eq!(app.tabs.rollouts.list.cursor, 0);
+    let before = app.tabs.rollouts.list.height;
     app.update(Msg::Resize(200, 80));
-    assert!(app.rollouts.height > before);
+    assert!(app.tabs.rollouts.list.height > before);
     assert_eq!(app.viewport.height, 80);
 }
 
@@ -252,7 +261,7 @@ fn open_by_id_goes_through_locate() {
         matches!(commands.as_slice(), [Command::LoadTrajectory { id: loaded, .. }] if *loaded == id)
     );
     answer_preview(&mut app, &commands);
-    assert_eq!(app.trajectory.id(), Some(id));
+    assert_eq!(app.tabs.rollouts.trajectory.id(), Some(id));
 
     app.update(char_key(':'));
     type_text(&mut app, "goto 1f3a");
@@ -265,7 +274,10 @@ fn open_by_id_goes_through_locate() {
         id,
         index: Some(42),
     }));
-    assert_eq!((app.screen(), app.rollouts.cursor), (Screen::List, 42));
+    assert_eq!(
+        (app.screen(), app.tabs.rollouts.list.cursor),
+        (Screen::List, 42)
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use rollscope::engine::{Command, RunActivity, RunProgress, Update};
 use rollscope::run::{GRPO_PRESET, Phase, RunConfig};
 use rollscope::trajectory::{RunInfo, RunKind, RunStatus};
 use rollscope::tui::launch_form::LaunchField;
-use rollscope::tui::runs::describe;
+use rollscope::tui::state::runs::describe;
 use rollscope::tui::{Action, App, Msg};
 
 fn progress(run: &str, status: RunStatus, step: u64) -> RunProgress {
@@ -38,7 +38,7 @@ fn ctrl(c: char) -> Msg {
 fn n_opens_the_form_from_the_preset_and_enter_launches_the_edited_config() {
     let mut app = runs_app(vec![]);
     assert!(app.update(char_key('n')).is_empty());
-    let form = app.runs.form.as_ref().expect("the form is open");
+    let form = app.tabs.runs.form.as_ref().expect("the form is open");
     let preset = RunConfig::parse(GRPO_PRESET).unwrap();
     assert_eq!(form.input(LaunchField::Tasks), preset.tasks.train);
     assert_eq!(form.input(LaunchField::Model), "");
@@ -59,7 +59,10 @@ fn n_opens_the_form_from_the_preset_and_enter_launches_the_edited_config() {
     type_text(&mut app, "arith:3:train");
     app.update(key(KeyCode::Tab));
     app.update(key(KeyCode::Tab));
-    assert_eq!(app.runs.form.as_ref().unwrap().field, LaunchField::Group);
+    assert_eq!(
+        app.tabs.runs.form.as_ref().unwrap().field,
+        LaunchField::Group
+    );
     app.update(key(KeyCode::Backspace));
     type_text(&mut app, "4");
     app.update(key(KeyCode::Down));
@@ -68,7 +71,7 @@ fn n_opens_the_form_from_the_preset_and_enter_launches_the_edited_config() {
     type_text(&mut app, "0");
     app.update(key(KeyCode::BackTab));
     assert_eq!(
-        app.runs.form.as_ref().unwrap().field,
+        app.tabs.runs.form.as_ref().unwrap().field,
         LaunchField::LearningRate
     );
     app.update(ctrl('u'));
@@ -84,9 +87,9 @@ fn n_opens_the_form_from_the_preset_and_enter_launches_the_edited_config() {
     assert_eq!(config.trainer.learning_rate, 1e-5);
     assert_eq!(config.grpo.update.objective.beta, 0.0);
     assert_eq!(config.grpo.tasks_per_step, preset.grpo.tasks_per_step);
-    assert!(app.runs.form.is_none());
+    assert!(app.tabs.runs.form.is_none());
     app.update(char_key('n'));
-    let again = app.runs.form.as_ref().unwrap();
+    let again = app.tabs.runs.form.as_ref().unwrap();
     assert_eq!(
         again.input(LaunchField::Group),
         "4",
@@ -104,7 +107,7 @@ fn invalid_values_name_their_field_and_esc_cancels() {
     type_text(&mut app, "1");
     app.update(key(KeyCode::Down));
     assert!(app.update(key(KeyCode::Enter)).is_empty());
-    let form = app.runs.form.as_ref().unwrap();
+    let form = app.tabs.runs.form.as_ref().unwrap();
     let (field, message) = form.problem.clone().expect("a problem");
     assert_eq!(field, Some(LaunchField::Group));
     assert_eq!(
@@ -115,12 +118,12 @@ fn invalid_values_name_their_field_and_esc_cancels() {
     assert!(message.starts_with("G: ") && message.contains("grpo.group must be at least 2"));
     app.update(key(KeyCode::Backspace));
     assert!(
-        app.runs.form.as_ref().unwrap().problem.is_none(),
+        app.tabs.runs.form.as_ref().unwrap().problem.is_none(),
         "editing clears it"
     );
     type_text(&mut app, "x");
     app.update(key(KeyCode::Enter));
-    let (_, message) = app.runs.form.clone().unwrap().problem.unwrap();
+    let (_, message) = app.tabs.runs.form.clone().unwrap().problem.unwrap();
     assert_eq!(message, "G: `x` is not a whole number");
     app.update(ctrl('u'));
     type_text(&mut app, "2");
@@ -130,17 +133,17 @@ fn invalid_values_name_their_field_and_esc_cancels() {
     app.update(ctrl('u'));
     type_text(&mut app, "-1");
     app.update(key(KeyCode::Enter));
-    let (field, message) = app.runs.form.clone().unwrap().problem.unwrap();
+    let (field, message) = app.tabs.runs.form.clone().unwrap().problem.unwrap();
     assert_eq!(field, Some(LaunchField::Beta));
     assert!(message.starts_with("β: -1 must be 0 or more"), "{message}");
     app.update(key(KeyCode::Up));
     app.update(ctrl('u'));
     type_text(&mut app, "fast");
     app.update(key(KeyCode::Enter));
-    let (field, _) = app.runs.form.clone().unwrap().problem.unwrap();
+    let (field, _) = app.tabs.runs.form.clone().unwrap().problem.unwrap();
     assert_eq!(field, Some(LaunchField::LearningRate));
     app.update(key(KeyCode::Esc));
-    assert!(app.runs.form.is_none());
+    assert!(app.tabs.runs.form.is_none());
     assert_eq!(
         app.tab,
         rollscope::tui::Tab::Runs,
@@ -153,7 +156,7 @@ fn the_runs_keys_shadow_global_keys_in_the_runs_tab_only() {
     let mut app = listed_app(64, 64);
     app.update(char_key('n'));
     assert!(
-        app.runs.form.is_none(),
+        app.tabs.runs.form.is_none(),
         "n writes a note outside the Runs tab"
     );
     assert!(app.prompt.is_some());
@@ -172,7 +175,7 @@ fn the_runs_keys_shadow_global_keys_in_the_runs_tab_only() {
     );
     let mut runs = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
     runs.update(char_key('n'));
-    assert!(runs.runs.form.is_some() && runs.prompt.is_none());
+    assert!(runs.tabs.runs.form.is_some() && runs.prompt.is_none());
 }
 
 #[test]
@@ -200,7 +203,7 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
         run_info("grpo-0002", RunKind::Grpo, RunStatus::Running),
         run_info("sft-0003", RunKind::Sft, RunStatus::Done),
     ])));
-    assert_eq!(app.runs.selected_run().unwrap().id, "grpo-0002");
+    assert_eq!(app.tabs.runs.selected_run().unwrap().id, "grpo-0002");
     assert_eq!(
         commands,
         vec![Command::LoadMetrics {
@@ -212,7 +215,7 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
         RunStatus::Paused,
         4,
     ))));
-    let record = app.runs.selected_run().unwrap();
+    let record = app.tabs.runs.selected_run().unwrap();
     assert_eq!((record.status, record.step), (RunStatus::Paused, 4));
     assert!(
         app.status
@@ -227,8 +230,11 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
     app.update(Msg::Engine(Update::RunChanged(failed)));
     let notice = app.status.notice.clone().unwrap();
     assert!(notice.error && notice.text.contains("out of memory"));
-    assert_eq!(app.runs.selected_run().unwrap().status, RunStatus::Failed);
-    assert!(app.runs.active().is_none());
+    assert_eq!(
+        app.tabs.runs.selected_run().unwrap().status,
+        RunStatus::Failed
+    );
+    assert!(app.tabs.runs.active().is_none());
 }
 
 #[test]
@@ -328,7 +334,7 @@ fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
         run: "grpo-0002".into(),
         rows: reward_rows("grpo-0002", &[0.1, 0.2]),
     }));
-    assert_eq!(app.runs.overlay(), None);
+    assert_eq!(app.tabs.runs.overlay(), None);
     act(&mut app, &[Action::Up]);
     let commands = act(&mut app, &[Action::Pin]);
     assert_eq!(
@@ -341,7 +347,11 @@ fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
         run: "grpo-0001".into(),
         rows: reward_rows("grpo-0001", &[0.5, 0.6, 0.7]),
     }));
-    assert_eq!(app.runs.overlay(), None, "a run is not overlaid on itself");
+    assert_eq!(
+        app.tabs.runs.overlay(),
+        None,
+        "a run is not overlaid on itself"
+    );
     let commands = act(&mut app, &[Action::Down]);
     assert_eq!(
         commands,
@@ -358,10 +368,14 @@ fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
         rows: reward_rows("grpo-0001", &[0.5, 0.6, 0.7, 0.8]),
     }));
     let (run, rows) = app
+        .tabs
         .runs
         .overlay()
         .expect("the pinned run overlays the selected one");
-    assert_eq!((run, rows.len(), app.runs.rows.len()), ("grpo-0001", 4, 2));
+    assert_eq!(
+        (run, rows.len(), app.tabs.runs.rows.len()),
+        ("grpo-0001", 4, 2)
+    );
     let screen = render(&app);
     assert!(
         screen.contains("◆grpo-0001"),
@@ -369,5 +383,5 @@ fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
     );
     act(&mut app, &[Action::Up]);
     assert!(act(&mut app, &[Action::Pin]).is_empty());
-    assert_eq!(app.runs.overlay_run, None, "space again unpins");
+    assert_eq!(app.tabs.runs.overlay_run, None, "space again unpins");
 }

@@ -2,7 +2,7 @@
 //! and engine failures.
 
 use crate::common::*;
-use rollscope::engine::{Command, GroupKey, LoadedGroup, Update};
+use rollscope::engine::{Activity, Command, GroupKey, LoadedGroup, Update};
 use rollscope::trajectory::MetricsRow;
 use rollscope::tui::{Action, Msg, Screen, Tab};
 use std::collections::BTreeMap;
@@ -13,27 +13,34 @@ fn enter_opens_from_the_preview_without_a_load_and_turns_step() {
     let commands = act(&mut app, &[Action::Open]);
     assert!(commands.is_empty(), "the preview already holds it");
     assert_eq!(app.screen(), Screen::Trajectory);
-    let open = app.trajectory.open.as_ref().unwrap();
+    let open = app.tabs.rollouts.trajectory.open.as_ref().unwrap();
     let steps = open.trajectory().steps().len();
     assert_eq!(
-        app.trajectory.current_step(),
+        app.tabs.rollouts.trajectory.current_step(),
         Some(0),
         "opens at the first turn"
     );
     act(&mut app, &[Action::Right]);
-    assert_eq!(app.trajectory.current_step(), Some(1));
+    assert_eq!(app.tabs.rollouts.trajectory.current_step(), Some(1));
     act(&mut app, &[Action::Down, Action::Down, Action::Up]);
-    assert_eq!(app.trajectory.scroll, 1);
-    assert_eq!(app.trajectory.current_step(), Some(1));
+    assert_eq!(app.tabs.rollouts.trajectory.scroll, 1);
+    assert_eq!(app.tabs.rollouts.trajectory.current_step(), Some(1));
     for _ in 0..20 {
         act(&mut app, &[Action::Right]);
     }
-    assert_eq!(app.trajectory.section, steps + 1, "stops at the outcome");
-    assert_eq!(app.trajectory.current_step(), None);
+    assert_eq!(
+        app.tabs.rollouts.trajectory.section,
+        steps + 1,
+        "stops at the outcome"
+    );
+    assert_eq!(app.tabs.rollouts.trajectory.current_step(), None);
     for _ in 0..30 {
         act(&mut app, &[Action::Left]);
     }
-    assert_eq!(app.trajectory.section, 0, "the prompt comes first");
+    assert_eq!(
+        app.tabs.rollouts.trajectory.section, 0,
+        "the prompt comes first"
+    );
     act(&mut app, &[Action::Back]);
     assert_eq!(app.screen(), Screen::List);
 }
@@ -43,24 +50,29 @@ fn token_view_moves_by_token_and_row_and_switches_heat() {
     let mut app = listed_app(100, 100);
     act(&mut app, &[Action::Open, Action::Tokens]);
     let cursor = app
+        .tabs
+        .rollouts
         .trajectory
         .tokens
         .expect("token view open (row 0 has a trace)");
     assert!(cursor.per_row > 1);
     act(&mut app, &[Action::Right, Action::Right, Action::Left]);
-    assert_eq!(app.trajectory.tokens.unwrap().index, 1);
+    assert_eq!(app.tabs.rollouts.trajectory.tokens.unwrap().index, 1);
     act(&mut app, &[Action::Down]);
-    assert_eq!(app.trajectory.tokens.unwrap().index, 1 + cursor.per_row);
+    assert_eq!(
+        app.tabs.rollouts.trajectory.tokens.unwrap().index,
+        1 + cursor.per_row
+    );
     act(&mut app, &[Action::Bottom]);
-    assert_eq!(app.trajectory.tokens.unwrap().index, 63);
+    assert_eq!(app.tabs.rollouts.trajectory.tokens.unwrap().index, 63);
     act(&mut app, &[Action::Entropy]);
     assert_eq!(
-        app.trajectory.tokens.unwrap().heat,
-        rollscope::tui::trajectory::Heat::Entropy
+        app.tabs.rollouts.trajectory.tokens.unwrap().heat,
+        rollscope::tui::state::trajectory::Heat::Entropy
     );
     act(&mut app, &[Action::Back]);
     assert!(
-        app.trajectory.tokens.is_none(),
+        app.tabs.rollouts.trajectory.tokens.is_none(),
         "esc leaves the token view first"
     );
     assert_eq!(app.screen(), Screen::Trajectory);
@@ -68,7 +80,10 @@ fn token_view_moves_by_token_and_row_and_switches_heat() {
     let commands = act(&mut app, &[Action::Down, Action::Open]);
     answer_preview(&mut app, &commands);
     act(&mut app, &[Action::Tokens]);
-    assert!(app.trajectory.tokens.is_none(), "row 1 has no trace");
+    assert!(
+        app.tabs.rollouts.trajectory.tokens.is_none(),
+        "row 1 has no trace"
+    );
     assert!(
         app.status
             .notice
@@ -107,16 +122,24 @@ fn group_view_selects_pins_and_diffs() {
         group: Box::new(group_of(2)),
     }));
     assert_eq!(
-        app.group.selected, 2,
+        app.tabs.rollouts.group.selected, 2,
         "the selected row's sample is selected"
     );
-    assert!(!app.group.diff.is_empty());
+    assert!(!app.tabs.rollouts.group.diff.is_empty());
     act(&mut app, &[Action::Pin, Action::Down]);
-    assert_eq!((app.group.pinned, app.group.selected), (2, 3));
+    assert_eq!(
+        (
+            app.tabs.rollouts.group.pinned,
+            app.tabs.rollouts.group.selected
+        ),
+        (2, 3)
+    );
     act(&mut app, &[Action::Reference]);
-    assert!(app.group.reference);
+    assert!(app.tabs.rollouts.group.reference);
     assert!(
-        app.group
+        app.tabs
+            .rollouts
+            .group
             .diff
             .iter()
             .any(|line| line[0].text.starts_with("- ")),
@@ -179,6 +202,7 @@ fn runs_tab_loads_metrics_and_follows_live_rows() {
         rows: vec![row(1, 0.3)],
     }));
     let steps: Vec<(u64, f64)> = app
+        .tabs
         .runs
         .rows
         .iter()
@@ -190,7 +214,7 @@ fn runs_tab_loads_metrics_and_follows_live_rows() {
         "a row for a held step replaces it"
     );
     assert_eq!(
-        app.runs.runs[1].step, 2,
+        app.tabs.runs.runs[1].step, 2,
         "the run's step follows its newest row"
     );
     app.update(Msg::Engine(Update::MetricsAppended {
@@ -198,12 +222,12 @@ fn runs_tab_loads_metrics_and_follows_live_rows() {
         rows: vec![row(7, 1.0)],
     }));
     assert_eq!(
-        app.runs.rows.len(),
+        app.tabs.runs.rows.len(),
         3,
         "rows of another run are not mixed in"
     );
     act(&mut app, &[Action::Smoothing]);
-    assert!(app.runs.smoothing);
+    assert!(app.tabs.runs.smoothing);
     assert_eq!(
         act(&mut app, &[Action::Up]),
         vec![Command::LoadMetrics {
@@ -227,13 +251,13 @@ fn engine_failures_show_and_clear_pending_loads() {
         .rev()
         .find_map(|command| command.tag())
         .unwrap();
-    assert!(app.trajectory.loading.is_some());
+    assert!(app.tabs.rollouts.trajectory.loading.is_some());
     app.update(Msg::Engine(Update::Failed {
         tag: Some(tag),
-        during: "loading trajectory",
+        during: Activity::LoadingTrajectory,
         message: "gone".into(),
     }));
-    assert!(app.trajectory.loading.is_none());
+    assert!(app.tabs.rollouts.trajectory.loading.is_none());
     let notice = app.status.notice.clone().unwrap();
     assert!(notice.error && notice.text.contains("gone"));
 }
@@ -246,9 +270,9 @@ fn stats_scroll_over_versions() {
     assert_eq!(overview.analysis.versions.len(), 64);
     app.update(Msg::Engine(Update::Overview(Box::new(overview))));
     act(&mut app, &[Action::Down, Action::Down]);
-    assert_eq!(app.insights.scroll, 2);
+    assert_eq!(app.tabs.stats.scroll, 2);
     act(&mut app, &[Action::Bottom]);
-    assert_eq!(app.insights.scroll, 63);
+    assert_eq!(app.tabs.stats.scroll, 63);
     assert!(matches!(
         act(&mut app, &[Action::Refresh]).as_slice(),
         [Command::LoadOverview { .. }]

@@ -1,10 +1,7 @@
-//! What the app does with each engine update.
+//! What the app does with each engine update: it hands each to the tab it answers.
 
-use super::App;
-use crate::engine::{Command, ExportProgress, RunProgress, Update};
-use crate::trajectory::RunStatus;
-use crate::tui::curate_form::ExportStatus;
-use crate::tui::rollouts::AuditView;
+use super::{App, Tab};
+use crate::engine::{Command, Update};
 
 impl App {
     /// Handles an update from the engine.
@@ -15,35 +12,45 @@ impl App {
                 Vec::new()
             }
             Update::Window(window) => {
-                if window.tag == self.rollouts.tag && window.stored.is_some() {
+                if window.tag == self.tabs.rollouts.list.tag && window.stored.is_some() {
                     self.status.stored = window.stored;
                 }
-                self.rollouts.receive(window, &mut self.tags)
+                self.tabs.rollouts.receive_window(window)
             }
             Update::Queue { tag, entries } => {
-                if tag == self.rollouts.tag {
+                if tag == self.tabs.rollouts.list.tag {
                     self.queue.receive(tag, entries);
                 }
                 Vec::new()
             }
-            Update::Located { tag, id, index } => self.located(tag, id, index),
+            Update::Located { tag, id, index } => {
+                let located = self.tabs.rollouts.located(
+                    tag,
+                    id,
+                    index,
+                    self.viewport,
+                    self.token_text.as_ref(),
+                    &mut self.status,
+                );
+                match located {
+                    Some(commands) => {
+                        self.tab = Tab::Rollouts;
+                        commands
+                    }
+                    None => Vec::new(),
+                }
+            }
             Update::Trajectory { tag, loaded } => {
-                if tag == self.rollouts.preview_tag {
-                    self.rollouts.preview = Some(loaded.clone());
-                }
-                if tag == self.trajectory.tag {
-                    let highlighter = self.highlighter.get_or_insert_with(Default::default);
-                    self.trajectory.receive(tag, &loaded, highlighter);
-                    self.refit_tokens();
-                }
+                self.tabs.rollouts.receive_trajectory(
+                    tag,
+                    loaded,
+                    self.viewport,
+                    self.token_text.as_ref(),
+                );
                 Vec::new()
             }
             Update::Group { tag, group } => {
-                let focus = self
-                    .trajectory
-                    .id()
-                    .or(self.rollouts.selected().map(|s| s.id));
-                self.group.receive(tag, *group, focus);
+                self.tabs.rollouts.receive_group(tag, *group);
                 Vec::new()
             }
             Update::LabelsSaved {
@@ -51,20 +58,9 @@ impl App {
                 labels,
                 summary,
             } => {
-                self.trajectory.labels_saved(id, &labels);
-                self.rollouts.refresh_row(&summary);
-                if let Some(preview) = &mut self.rollouts.preview
-                    && preview.trajectory.id == id
-                {
-                    preview.trajectory.labels = labels.clone();
-                }
-                if let Some(group) = &mut self.group.group
-                    && let Some(member) = group.members.iter_mut().find(|member| member.id == id)
-                {
-                    member.labels = labels.clone();
-                }
+                self.tabs.rollouts.labels_saved(id, &labels, &summary);
                 self.queue.set_labelled(id, summary.confirmed != 0);
-                self.insights.stale = true;
+                self.overview.stale = true;
                 let shown: Vec<String> = summary
                     .confirmed_kinds()
                     .map(|kind| kind.to_string())
@@ -85,19 +81,17 @@ impl App {
                 self.notify(text);
                 Vec::new()
             }
-            Update::Runs(runs) => self.runs.receive_runs(runs),
+            Update::Runs(runs) => self.tabs.runs.receive_runs(runs),
             Update::Metrics { run, rows } => {
-                self.runs.receive_metrics(&run, rows);
+                self.tabs.runs.receive_metrics(&run, rows);
                 Vec::new()
             }
             Update::MetricsAppended { run, rows } => {
-                self.runs.append_metrics(&run, rows);
+                self.tabs.runs.append_metrics(&run, rows);
                 Vec::new()
             }
             Update::Overview(overview) => {
-                self.insights.overview = Some(overview);
-                self.insights.stale = false;
-                self.insights.loading = false;
+                self.overview.receive(overview);
                 Vec::new()
             }
             Update::SelectionPreview {
@@ -105,25 +99,11 @@ impl App {
                 rules,
                 preview,
             } => {
-                self.insights.form.receive(filter, rules, *preview);
+                self.tabs.curate.receive_preview(filter, rules, *preview);
                 Vec::new()
             }
-            Update::Export(ExportProgress::Writing { written, total }) => {
-                self.insights.form.export = ExportStatus::Writing { written, total };
-                Vec::new()
-            }
-            Update::Export(ExportProgress::Done(report)) => {
-                let written = report.manifest.counts.written;
-                self.notify(format!(
-                    "exported {written} records to {}",
-                    report.path.display()
-                ));
-                self.insights.form.export = ExportStatus::Done {
-                    path: report.path.clone(),
-                    written,
-                    sha256: report.manifest.sha256.clone(),
-                    seconds: report.seconds,
-                };
+            Update::Export(progress) => {
+                self.tabs.curate.export_progress(progress, &mut self.status);
                 Vec::new()
             }
             Update::Audit {
@@ -131,102 +111,21 @@ impl App {
                 findings,
                 audited,
             } => {
-                if tag == self.rollouts.tag && self.rollouts.audit.is_some() {
-                    self.notify(format!(
-                        "audit: {} of {audited} high-reward rollouts look suspicious",
-                        findings.len()
-                    ));
-                    self.rollouts.audit = Some(AuditView {
-                        findings,
-                        audited: Some(audited),
-                    });
-                }
+                self.tabs
+                    .rollouts
+                    .receive_audit(tag, findings, audited, &mut self.status);
                 Vec::new()
             }
-            Update::RunChanged(progress) => self.run_changed(progress),
+            Update::RunChanged(progress) => self.tabs.runs.run_changed(progress, &mut self.status),
             Update::Failed {
                 tag,
                 during,
                 message,
             } => {
-                if during == "exporting" {
-                    self.insights.form.export = ExportStatus::Failed(message.clone());
-                }
-                if during == "previewing the selection" {
-                    self.insights.form.waiting = false;
-                }
-                if tag.is_some() && tag == Some(self.trajectory.tag) {
-                    self.trajectory.loading = None;
-                }
-                if tag.is_some() && tag == Some(self.group.tag) {
-                    self.group.loading = None;
-                }
-                if tag.is_some() && tag == Some(self.rollouts.tag) {
-                    self.rollouts.requested = None;
-                }
-                self.insights.loading = false;
+                self.tabs.curate.failed(during, &message);
+                self.tabs.rollouts.failed(tag);
+                self.overview.loading = false;
                 self.warn(format!("{during}: {message}"));
-                Vec::new()
-            }
-        }
-    }
-
-    /// Takes a live run's progress; tells the user when it pauses, ends or fails.
-    fn run_changed(&mut self, progress: RunProgress) -> Vec<Command> {
-        let before = self
-            .runs
-            .live
-            .as_ref()
-            .filter(|live| live.run == progress.run)
-            .map(|live| live.status);
-        if before != Some(progress.status) {
-            let run = &progress.run;
-            let step = progress.step;
-            match (progress.status, &progress.error) {
-                (_, Some(error)) => self.warn(format!("{run} failed at step {step}: {error}")),
-                (RunStatus::Paused, _) => {
-                    self.notify(format!("{run} paused after step {step}; resume or stop it"));
-                }
-                (RunStatus::Stopped, _) => self.notify(format!(
-                    "{run} stopped after step {step} (checkpoint written; resume continues it)"
-                )),
-                (RunStatus::Done, _) => self.notify(format!("{run} done after {step} steps")),
-                (RunStatus::Running, None) if before.is_none() => {
-                    self.notify(format!("{run} started"));
-                }
-                _ => {}
-            }
-        }
-        self.runs.run_changed(progress)
-    }
-
-    fn located(
-        &mut self,
-        tag: crate::engine::Tag,
-        id: crate::trajectory::TrajectoryId,
-        index: Option<usize>,
-    ) -> Vec<Command> {
-        if Some(tag) == self.pending_open {
-            self.pending_open = None;
-            return self.open_trajectory(id);
-        }
-        if Some(tag) != self.pending_goto {
-            return Vec::new();
-        }
-        self.pending_goto = None;
-        match index {
-            Some(index) => {
-                self.tab = super::Tab::Rollouts;
-                self.screens.truncate(1);
-                self.rollouts.select(index, &mut self.tags)
-            }
-            None => {
-                self.notify(format!(
-                    "{} is not in this list ({}); :open {} shows it",
-                    id.short(8),
-                    self.rollouts.listing.filter.describe(),
-                    id.short(8)
-                ));
                 Vec::new()
             }
         }

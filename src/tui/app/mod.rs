@@ -1,73 +1,31 @@
-//! The application state, as plain composition of one state struct per view, and `update`:
-//! messages in, engine commands out, no I/O.
+//! The application: one state struct per tab and the pieces the tabs share, and `update`:
+//! messages in, engine commands out, no I/O. Each tab's state changes in its own module
+//! under `state`; the app routes messages to them.
 
 mod actions;
+mod annotation;
 mod engine_updates;
 mod prompt_commands;
 
+pub use super::state::Tab;
+pub use super::state::rollouts::Screen;
+pub use super::state::status::{Notice, Status};
 pub use prompt_commands::COMMANDS;
 
 use super::action::{Action, Scope};
 use super::annotate::{BadcaseQueue, UndoStack};
-use super::group::GroupState;
-use super::highlight::Highlighter;
 use super::keymap::Keymap;
-use super::launch_form::LaunchEvent;
 use super::layout;
+use super::outcome::Outcome;
 use super::prompt::{Prompt, PromptEvent};
-use super::rollouts::RolloutsState;
-use super::runs::RunsState;
-use super::tags::Tags;
+use super::state::Tabs;
+use super::state::overview::OverviewState;
 use super::theme::Theme;
-use super::token_text::{self, TokenIds, TokenText};
-use super::trajectory::TrajectoryState;
-use crate::engine::{Command, EngineState, Listing, Overview, Update};
+use super::token_text::{TokenIds, TokenText};
+use crate::engine::{Command, Listing, Update};
+use crate::trajectory::TrajectoryId;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
-
-/// The four tabs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Tab {
-    /// Browse, open and label rollouts.
-    #[default]
-    Rollouts,
-    /// Runs and their metrics.
-    Runs,
-    /// Error kinds and outcomes.
-    Stats,
-    /// Best-of-N selection preview.
-    Curate,
-}
-
-impl Tab {
-    /// Every tab, in order.
-    pub const ALL: [Tab; 4] = [Tab::Rollouts, Tab::Runs, Tab::Stats, Tab::Curate];
-
-    /// The tab's name.
-    pub fn title(self) -> &'static str {
-        match self {
-            Self::Rollouts => "Rollouts",
-            Self::Runs => "Runs",
-            Self::Stats => "Stats",
-            Self::Curate => "Curate",
-        }
-    }
-
-    fn index(self) -> usize {
-        Self::ALL.iter().position(|tab| *tab == self).unwrap_or(0)
-    }
-}
-
-/// The screens of the Rollouts tab, stacked: the list at the bottom.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Screen {
-    /// The list with its preview.
-    List,
-    /// One trajectory, turn by turn.
-    Trajectory,
-    /// One GRPO group.
-    Group,
-}
 
 /// A message to the app.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,43 +40,6 @@ pub enum Msg {
     Engine(Update),
     /// An action, as if its key were pressed.
     Action(Action),
-}
-
-/// A message for the user in the status bar.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Notice {
-    /// The text.
-    pub text: String,
-    /// Whether it reports an error.
-    pub error: bool,
-}
-
-/// The status bar's state.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Status {
-    /// What the engine is doing.
-    pub engine: EngineState,
-    /// Trajectories in the store, when known.
-    pub stored: Option<usize>,
-    /// The last message.
-    pub notice: Option<Notice>,
-}
-
-/// The Stats and Curate tabs' state.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct InsightsState {
-    /// The counts, once computed.
-    pub overview: Option<Box<Overview>>,
-    /// Labels changed since they were computed.
-    pub stale: bool,
-    /// A computation is in flight.
-    pub loading: bool,
-    /// The selected policy version (the "after" side of the comparison).
-    pub scroll: usize,
-    /// The pinned policy version (the "before" side), chosen with the pin key.
-    pub pinned: Option<usize>,
-    /// The Curate tab's form.
-    pub form: super::curate_form::CurateForm,
 }
 
 /// What the app starts with.
@@ -157,18 +78,10 @@ pub struct App {
     pub session: String,
     /// The tab shown.
     pub tab: Tab,
-    /// The Rollouts tab's screens, the list at the bottom.
-    pub screens: Vec<Screen>,
-    /// The list.
-    pub rollouts: RolloutsState,
-    /// The trajectory screen.
-    pub trajectory: TrajectoryState,
-    /// The group screen.
-    pub group: super::group::GroupState,
-    /// The Runs tab.
-    pub runs: RunsState,
-    /// The Stats and Curate tabs.
-    pub insights: InsightsState,
+    /// Each tab's state.
+    pub tabs: Tabs,
+    /// The counts the Stats and Curate tabs show.
+    pub overview: OverviewState,
     /// The badcase queue.
     pub queue: BadcaseQueue,
     /// Label changes that `u` undoes.
@@ -191,10 +104,6 @@ pub struct App {
     pub viewport: Rect,
     /// Set when the user quits.
     pub quit: bool,
-    tags: Tags,
-    highlighter: Option<Highlighter>,
-    pending_open: Option<crate::engine::Tag>,
-    pending_goto: Option<crate::engine::Tag>,
 }
 
 impl App {
@@ -203,12 +112,8 @@ impl App {
         let mut app = Self {
             session: config.session,
             tab: Tab::Rollouts,
-            screens: vec![Screen::List],
-            rollouts: RolloutsState::default(),
-            trajectory: TrajectoryState::default(),
-            group: GroupState::default(),
-            runs: RunsState::default(),
-            insights: InsightsState::default(),
+            tabs: Tabs::default(),
+            overview: OverviewState::default(),
             queue: BadcaseQueue::default(),
             undo: UndoStack::default(),
             prompt: None,
@@ -220,26 +125,22 @@ impl App {
             token_text: config.token_text,
             viewport: config.viewport,
             quit: false,
-            tags: Tags::default(),
-            highlighter: None,
-            pending_open: None,
-            pending_goto: None,
         };
-        app.rollouts.height = layout::list_rows(app.viewport);
+        app.tabs.rollouts.list.height = layout::list_rows(app.viewport);
         app
     }
 
     /// The commands that fill a new app: the first page of the list, the runs.
     pub fn start(&mut self) -> Vec<Command> {
         vec![
-            self.rollouts.relist(Listing::default(), &mut self.tags),
+            self.tabs.rollouts.relist(Listing::default()),
             Command::LoadRuns,
         ]
     }
 
     /// The screen on top of the Rollouts tab.
     pub fn screen(&self) -> Screen {
-        self.screens.last().copied().unwrap_or(Screen::List)
+        self.tabs.rollouts.screen()
     }
 
     /// Handles one message; returns what the engine must do. Never does I/O.
@@ -267,15 +168,7 @@ impl App {
     pub fn prune(&self, commands: Vec<Command>) -> Vec<Command> {
         commands
             .into_iter()
-            .filter(|command| match command {
-                Command::LoadTrajectory { tag, .. } => {
-                    *tag == self.rollouts.preview_tag || *tag == self.trajectory.tag
-                }
-                Command::Page { tag, window } => {
-                    *tag == self.rollouts.tag && self.rollouts.requested.as_ref() == Some(window)
-                }
-                _ => true,
-            })
+            .filter(|command| self.tabs.rollouts.still_wanted(command))
             .collect()
     }
 
@@ -304,15 +197,8 @@ impl App {
             self.help = false;
             return Vec::new();
         }
-        if let Some(form) = &mut self.runs.form {
-            return match form.key(key) {
-                LaunchEvent::Editing => Vec::new(),
-                LaunchEvent::Cancelled => {
-                    self.runs.form = None;
-                    Vec::new()
-                }
-                LaunchEvent::Launch(config) => self.launch(config),
-            };
+        if let Some(commands) = self.tabs.runs.on_form_key(key, &mut self.status) {
+            return commands;
         }
         let scope = match self.tab {
             Tab::Runs => Scope::Runs,
@@ -324,80 +210,63 @@ impl App {
         }
     }
 
-    /// Closes the launch form and asks the engine to start its run.
-    fn launch(&mut self, config: Box<crate::run::RunConfig>) -> Vec<Command> {
-        self.runs.form = None;
-        self.runs.last_launch = Some((*config).clone());
-        self.notify(format!(
-            "launching a GRPO run on {} ({} steps, G = {})",
-            config.tasks.train, config.grpo.steps, config.grpo.group
-        ));
-        vec![Command::LaunchRun(config)]
-    }
-
     fn resize(&mut self, viewport: Rect) -> Vec<Command> {
         self.viewport = viewport;
-        self.refit_tokens();
-        self.rollouts
-            .set_height(layout::list_rows(viewport), &mut self.tags)
-    }
-
-    /// Recomputes how many tokens fit per row of the token view.
-    fn refit_tokens(&mut self) {
-        let (_, body, _) = layout::shell(self.viewport);
-        let width = usize::from(layout::trajectory(body).pane.width.saturating_sub(2));
-        let ids = self
-            .trajectory
-            .open
-            .as_ref()
-            .and_then(|open| open.trajectory().token_trace.as_ref())
-            .map(|trace| trace.token_ids.as_slice());
-        if let (Some(cursor), Some(ids)) = (&mut self.trajectory.tokens, ids) {
-            (cursor.cell, cursor.per_row) = token_text::grid(ids, self.token_text.as_ref(), width);
-        }
+        self.tabs
+            .rollouts
+            .resize(viewport, self.token_text.as_ref())
     }
 
     /// Shows a message in the status bar.
     pub fn notify(&mut self, text: impl Into<String>) {
-        self.status.notice = Some(Notice {
-            text: text.into(),
-            error: false,
-        });
+        self.status.notify(text);
     }
 
     /// Shows an error in the status bar.
     pub fn warn(&mut self, text: impl Into<String>) {
-        self.status.notice = Some(Notice {
-            text: text.into(),
-            error: true,
-        });
+        self.status.warn(text);
+    }
+
+    /// Applies a tab's outcome.
+    fn apply(&mut self, outcome: Outcome) -> Vec<Command> {
+        match outcome {
+            Outcome::Ignored => Vec::new(),
+            Outcome::Commands(commands) => commands,
+            Outcome::Open(id) => self.open_trajectory(id),
+            Outcome::OpenGroup(key) => self.tabs.rollouts.open_group(key),
+            Outcome::List(listing) => {
+                self.tab = Tab::Rollouts;
+                vec![self.tabs.rollouts.show(listing)]
+            }
+            Outcome::Prompt(prompt) => {
+                self.prompt = Some(prompt);
+                Vec::new()
+            }
+            Outcome::Notice(text) => {
+                self.notify(text);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Shows a trajectory on the Rollouts tab's trajectory screen.
+    fn open_trajectory(&mut self, id: TrajectoryId) -> Vec<Command> {
+        self.tab = Tab::Rollouts;
+        self.tabs
+            .rollouts
+            .open_trajectory(id, self.viewport, self.token_text.as_ref())
     }
 
     fn switch_tab(&mut self, tab: Tab) -> Vec<Command> {
         self.tab = tab;
         match tab {
-            Tab::Runs if !self.runs.loaded => vec![Command::LoadRuns],
-            Tab::Stats | Tab::Curate
-                if !self.insights.loading
-                    && (self.insights.overview.is_none() || self.insights.stale) =>
-            {
-                self.insights.loading = true;
-                vec![Command::LoadOverview {
-                    filter: crate::store::Filter::default(),
-                }]
-            }
+            Tab::Runs if !self.tabs.runs.loaded => vec![Command::LoadRuns],
+            Tab::Stats | Tab::Curate => self.overview.request(),
             _ => Vec::new(),
         }
     }
 
     fn cycle_tab(&mut self, forward: bool) -> Vec<Command> {
-        let count = Tab::ALL.len();
-        let index = self.tab.index();
-        let next = if forward {
-            (index + 1) % count
-        } else {
-            (index + count - 1) % count
-        };
-        self.switch_tab(Tab::ALL[next])
+        self.switch_tab(self.tab.cycled(forward))
     }
 }

@@ -1,6 +1,6 @@
 //! What a submitted prompt does: `:` commands, `/` searches, notes.
 
-use super::App;
+use super::{App, Tab};
 use crate::engine::{Command, Listing};
 use crate::store::SortKey;
 use crate::tui::annotate;
@@ -37,35 +37,25 @@ impl App {
     pub(super) fn submit(&mut self, kind: PromptKind, input: &str) -> Vec<Command> {
         match kind {
             PromptKind::Search => {
-                let mut listing = self.rollouts.listing.clone();
+                let mut listing = self.tabs.rollouts.list.listing.clone();
                 listing.filter.text = (!input.is_empty()).then(|| input.to_string());
                 self.relist_to(listing)
             }
             PromptKind::Note => self
                 .with_target(|target| annotate::note(target, input).map(|command| vec![command])),
             PromptKind::Command => self.run_command(input),
-            PromptKind::Source => {
-                self.insights.form.source = input.to_string();
-                match self.insights.form.preview_command() {
-                    Ok(command) => vec![command],
-                    Err(message) => {
-                        self.warn(message);
-                        Vec::new()
-                    }
-                }
-            }
+            PromptKind::Source => self.tabs.curate.set_source(input, &mut self.status),
             PromptKind::ExportPath => {
-                self.insights.form.path = input.to_string();
+                self.tabs.curate.set_path(input);
                 Vec::new()
             }
         }
     }
 
     fn relist_to(&mut self, listing: Listing) -> Vec<Command> {
-        self.tab = super::Tab::Rollouts;
-        self.screens.truncate(1);
+        self.tab = Tab::Rollouts;
         self.notify(format!("filter {}", listing.filter.describe()));
-        vec![self.rollouts.relist(listing, &mut self.tags)]
+        vec![self.tabs.rollouts.show(listing)]
     }
 
     fn run_command(&mut self, input: &str) -> Vec<Command> {
@@ -81,29 +71,13 @@ impl App {
                 self.help = true;
                 Vec::new()
             }
-            "open" | "o" if !rest.is_empty() => {
-                let tag = self.tags.fresh();
-                self.pending_open = Some(tag);
-                vec![Command::Locate {
-                    tag,
-                    listing: self.rollouts.tag,
-                    prefix: rest.to_string(),
-                }]
-            }
-            "goto" | "g" if !rest.is_empty() => {
-                let tag = self.tags.fresh();
-                self.pending_goto = Some(tag);
-                vec![Command::Locate {
-                    tag,
-                    listing: self.rollouts.tag,
-                    prefix: rest.to_string(),
-                }]
-            }
+            "open" | "o" if !rest.is_empty() => vec![self.tabs.rollouts.open_by_prefix(rest)],
+            "goto" | "g" if !rest.is_empty() => vec![self.tabs.rollouts.goto_by_prefix(rest)],
             "filter" | "f" => match filter_expr::parse(rest) {
                 Ok(filter) => {
                     let listing = Listing {
                         filter,
-                        ..self.rollouts.listing.clone()
+                        ..self.tabs.rollouts.list.listing.clone()
                     };
                     self.relist_to(listing)
                 }
@@ -114,17 +88,8 @@ impl App {
             },
             "sort" | "s" => self.sort_command(rest),
             "audit" => {
-                let entering = self.rollouts.audit.is_none();
-                self.rollouts.audit = entering.then(Default::default);
-                let listing = self.rollouts.listing.clone();
-                self.notify(if entering {
-                    "auditing high-reward rollouts …"
-                } else {
-                    "audit queue closed"
-                });
-                self.tab = super::Tab::Rollouts;
-                self.screens.truncate(1);
-                vec![self.rollouts.relist(listing, &mut self.tags)]
+                self.tab = Tab::Rollouts;
+                vec![self.tabs.rollouts.toggle_audit(&mut self.status)]
             }
             "theme" => {
                 match self.find_theme(rest) {
@@ -174,7 +139,7 @@ impl App {
         let listing = Listing {
             sort: key,
             descending,
-            ..self.rollouts.listing.clone()
+            ..self.tabs.rollouts.list.listing.clone()
         };
         self.relist_to(listing)
     }

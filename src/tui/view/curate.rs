@@ -109,7 +109,7 @@ fn preview_lines<'a>(theme: &Theme, preview: &SelectionPreview) -> Vec<Line<'a>>
 /// Draws the Curate tab.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let form = &app.insights.form;
+    let form = &app.tabs.curate.form;
     let mut lines = Vec::new();
     for field in Field::ALL {
         let focused = field == form.field;
@@ -134,8 +134,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     ]));
     lines.push(Line::default());
     let overview_preview = app
-        .insights
         .overview
+        .counts
         .as_ref()
         .filter(|overview| form.source.is_empty() && overview.rules == form.rules)
         .map(|overview| &overview.selection);
@@ -144,7 +144,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         None => lines.push(Line::from(span(
             theme,
             Tone::Muted,
-            if form.waiting || app.insights.loading {
+            if form.waiting || app.overview.loading {
                 " preview         counting…"
             } else {
                 " preview         change a rule or the source to count"

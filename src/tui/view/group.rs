@@ -23,7 +23,7 @@ const WIDTHS: [Constraint; 7] = [
 /// Draws the group screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let state = &app.group;
+    let state = &app.tabs.rollouts.group;
     let Some(group) = &state.group else {
         let text = if state.loading.is_some() {
             " loading group… "

@@ -147,14 +147,16 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::NextBadcase), "next badcase"),
             ("1-4".to_string(), "label"),
         ],
-        (Tab::Rollouts, Screen::Trajectory) if app.trajectory.tokens.is_some() => vec![
-            (pair(Action::Left, Action::Right), "token"),
-            (pair(Action::Down, Action::Up), "row"),
-            (keys(Action::Entropy), "log-prob/entropy"),
-            (keys(Action::Tokens), "turns"),
-            ("1-4".to_string(), "label"),
-            (keys(Action::Back), "back"),
-        ],
+        (Tab::Rollouts, Screen::Trajectory) if app.tabs.rollouts.trajectory.tokens.is_some() => {
+            vec![
+                (pair(Action::Left, Action::Right), "token"),
+                (pair(Action::Down, Action::Up), "row"),
+                (keys(Action::Entropy), "log-prob/entropy"),
+                (keys(Action::Tokens), "turns"),
+                ("1-4".to_string(), "label"),
+                (keys(Action::Back), "back"),
+            ]
+        }
         (Tab::Rollouts, Screen::Trajectory) => vec![
             (pair(Action::Left, Action::Right), "turn"),
             (pair(Action::Down, Action::Up), "scroll"),
@@ -172,7 +174,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Open), "open"),
             (keys(Action::Back), "back"),
         ],
-        (Tab::Runs, _) if app.runs.form.is_some() => {
+        (Tab::Runs, _) if app.tabs.runs.form.is_some() => {
             return vec![
                 ("tab/↑↓".to_string(), "field"),
                 ("enter".to_string(), "launch"),

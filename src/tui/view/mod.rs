@@ -35,7 +35,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         },
         Tab::Runs => {
             runs::draw(frame, body, app);
-            if let Some(form) = &app.runs.form {
+            if let Some(form) = &app.tabs.runs.form {
                 launch::draw(frame, body, &app.theme, form);
             }
         }

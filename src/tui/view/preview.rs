@@ -14,13 +14,11 @@ use ratatui::widgets::Paragraph;
 /// Draws the preview pane.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let preview = app
-        .rollouts
-        .preview
-        .as_ref()
-        .filter(|preview| Some(preview.trajectory.id) == app.rollouts.selected().map(|s| s.id));
+    let preview = app.tabs.rollouts.list.preview.as_ref().filter(|preview| {
+        Some(preview.trajectory.id) == app.tabs.rollouts.list.selected().map(|s| s.id)
+    });
     let Some(preview) = preview else {
-        let waiting = if app.rollouts.selected().is_some() {
+        let waiting = if app.tabs.rollouts.list.selected().is_some() {
             " loading… "
         } else {
             " preview "

@@ -49,7 +49,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let state = &app.rollouts;
+    let state = &app.tabs.rollouts.list;
     let listing = &state.listing;
     let mut title = Vec::new();
     if state.audit.is_some() {

@@ -7,8 +7,8 @@ use crate::text::inert;
 use crate::trajectory::{MetricsRow, RunStatus};
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
-use crate::tui::runs;
 use crate::tui::series::{self, Metric, Points, SMALL_CHARTS, SMOOTHING};
+use crate::tui::state::runs;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,10 +31,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Layout::horizontal([Constraint::Length(list_width), Constraint::Fill(1)]).areas(top);
     draw_run_list(frame, list, app);
     let curves = Curves {
-        rows: &app.runs.rows,
-        selected: app.runs.metrics_run.as_deref().unwrap_or_default(),
-        overlay: app.runs.overlay(),
-        smoothing: app.runs.smoothing,
+        rows: &app.tabs.runs.rows,
+        selected: app.tabs.runs.metrics_run.as_deref().unwrap_or_default(),
+        overlay: app.tabs.runs.overlay(),
+        smoothing: app.tabs.runs.smoothing,
     };
     draw_reward(frame, reward, theme, &curves, total_steps(app));
     draw_small_charts(frame, bottom, theme, &curves);
@@ -69,22 +69,24 @@ impl Curves<'_> {
 }
 
 fn total_steps(app: &App) -> Option<(u64, u64)> {
-    app.runs
+    app.tabs
+        .runs
         .selected_run()
         .map(|run| (run.step, run.total_steps))
 }
 
 fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let mut lines: Vec<Line> = if app.runs.runs.is_empty() {
-        let text = if app.runs.loaded {
+    let mut lines: Vec<Line> = if app.tabs.runs.runs.is_empty() {
+        let text = if app.tabs.runs.loaded {
             "no runs yet"
         } else {
             "loading…"
         };
         vec![Line::from(span(theme, Tone::Muted, text))]
     } else {
-        app.runs
+        app.tabs
+            .runs
             .runs
             .iter()
             .enumerate()
@@ -95,7 +97,7 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
                     RunStatus::Paused => Tone::Warn,
                     RunStatus::Done | RunStatus::Stopped => Tone::Muted,
                 };
-                let pinned = app.runs.overlay_run.as_ref() == Some(&run.id);
+                let pinned = app.tabs.runs.overlay_run.as_ref() == Some(&run.id);
                 let text = format!(
                     "{}{:<11} {:<8} {:>5}/{:<5}",
                     if pinned { "◆" } else { " " },
@@ -104,7 +106,7 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
                     run.step,
                     run.total_steps
                 );
-                if index == app.runs.selected {
+                if index == app.tabs.runs.selected {
                     Line::styled(text, theme.selected())
                 } else {
                     Line::from(span(theme, tone, text))
@@ -112,7 +114,7 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
             })
             .collect()
     };
-    if let Some(live) = app.runs.active() {
+    if let Some(live) = app.tabs.runs.active() {
         let tone = match live.status {
             RunStatus::Paused => Tone::Warn,
             _ => Tone::Pass,

@@ -8,7 +8,7 @@ use crate::text::inert;
 use crate::trajectory::RunStatus;
 use crate::tui::app::{App, Tab};
 use crate::tui::rich::Tone;
-use crate::tui::runs;
+use crate::tui::state::runs;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Modifier;
@@ -56,7 +56,7 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
         ),
         engine,
     ]);
-    if let Some(live) = app.runs.active() {
+    if let Some(live) = app.tabs.runs.active() {
         let tone = match live.status {
             RunStatus::Paused => Tone::Warn,
             _ => Tone::Pass,

@@ -4,7 +4,7 @@
 
 use super::shell::thousands;
 use super::stats_compare;
-use super::widgets::{pane, span};
+use super::widgets::{bar, pane, span};
 use crate::curate::analysis::{Analysis, VersionStats};
 use crate::text::inert;
 use crate::trajectory::ErrorKind;
@@ -21,21 +21,11 @@ const NAME_WIDTH: usize = 24;
 /// Height of the comparison band, when the screen has room for it.
 const LOWER_HEIGHT: u16 = 15;
 
-/// A bar of `width` cells for `value` out of `max`.
-pub fn bar(value: usize, max: usize, width: usize) -> String {
-    let filled = if max == 0 {
-        0
-    } else {
-        (value * width).div_ceil(max).min(width)
-    };
-    "█".repeat(filled)
-}
-
 /// Draws the Stats tab.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let Some(overview) = &app.insights.overview else {
-        let text = if app.insights.loading {
+    let Some(overview) = &app.overview.counts else {
+        let text = if app.overview.loading {
             " counting… "
         } else {
             " stats "
@@ -55,7 +45,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [table, below] =
         Layout::vertical([Constraint::Fill(1), Constraint::Length(lower)]).areas(area);
     let stale = app
-        .insights
+        .overview
         .stale
         .then(|| app.keymap.first_key(crate::tui::action::Action::Refresh));
     draw_table(frame, table, app, analysis, stale);
@@ -77,7 +67,7 @@ fn draw_table(
     let mut lines = vec![header(theme, column)];
     let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let versions = &analysis.versions;
-    let cursor = app.insights.scroll.min(versions.len().saturating_sub(1));
+    let cursor = app.tabs.stats.scroll.min(versions.len().saturating_sub(1));
     let first = cursor.saturating_sub(rows.saturating_sub(1));
     let max = versions
         .iter()
@@ -89,7 +79,7 @@ fn draw_table(
         .max()
         .unwrap_or(0);
     for (index, version) in versions.iter().enumerate().skip(first).take(rows) {
-        let marker = match (index == cursor, app.insights.pinned == Some(index)) {
+        let marker = match (index == cursor, app.tabs.stats.pinned == Some(index)) {
             (true, true) => "▶A",
             (true, false) => "▶B",
             (false, true) => " A",
@@ -206,17 +196,4 @@ fn precision_line<'a>(theme: &Theme, analysis: &Analysis, column: usize) -> Line
         )),
     }
     Line::from(spans)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::bar;
-
-    #[test]
-    fn bars_scale_to_the_largest_value() {
-        assert_eq!(bar(10, 10, 4), "████");
-        assert_eq!(bar(1, 10, 4), "█");
-        assert_eq!(bar(0, 10, 4), "");
-        assert_eq!(bar(3, 0, 4), "");
-    }
 }

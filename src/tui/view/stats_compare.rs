@@ -1,8 +1,7 @@
 //! The Stats tab's lower band: two policy versions side by side (the pinned one before, the
 //! selected one after, with the change), and where the first errors occur.
 
-use super::stats::bar;
-use super::widgets::{pane, span};
+use super::widgets::{bar, pane, span};
 use crate::curate::analysis::{Analysis, VersionStats};
 use crate::text::inert;
 use crate::trajectory::ErrorKind;
@@ -38,9 +37,10 @@ fn per_hundred(version: &VersionStats, kind: ErrorKind) -> Option<f64> {
 fn draw_comparison(frame: &mut Frame, area: Rect, app: &App, analysis: &Analysis) {
     let theme = &app.theme;
     let versions = &analysis.versions;
-    let after_index = app.insights.scroll.min(versions.len().saturating_sub(1));
+    let after_index = app.tabs.stats.scroll.min(versions.len().saturating_sub(1));
     let before_index = app
-        .insights
+        .tabs
+        .stats
         .pinned
         .unwrap_or(0)
         .min(versions.len().saturating_sub(1));

@@ -5,8 +5,8 @@ use super::widgets::{pane, span};
 use crate::trajectory::TokenTrace;
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
+use crate::tui::state::trajectory::{Heat, OpenTrajectory};
 use crate::tui::token_text::grid;
-use crate::tui::trajectory::{Heat, OpenTrajectory};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -38,7 +38,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     let Some(trace) = &open.trajectory().token_trace else {
         return;
     };
-    let cursor = app.trajectory.tokens.unwrap_or_default();
+    let cursor = app.tabs.rollouts.trajectory.tokens.unwrap_or_default();
     let inner_width = usize::from(area.width.saturating_sub(2));
     let (cell, per_row) = if cursor.cell > 0 && cursor.per_row > 0 {
         (cursor.cell, cursor.per_row)

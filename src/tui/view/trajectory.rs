@@ -8,8 +8,8 @@ use crate::tui::app::App;
 use crate::tui::content::Section;
 use crate::tui::layout;
 use crate::tui::rich::Tone;
+use crate::tui::state::trajectory::OpenTrajectory;
 use crate::tui::theme::Theme;
-use crate::tui::trajectory::OpenTrajectory;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -18,7 +18,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 /// Draws the trajectory screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
-    let state = &app.trajectory;
+    let state = &app.tabs.rollouts.trajectory;
     let Some(open) = &state.open else {
         let text = if state.loading.is_some() {
             " loading… "
@@ -193,7 +193,7 @@ fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory
     let theme = &app.theme;
     let trajectory = open.trajectory();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
-    let selected = app.trajectory.section;
+    let selected = app.tabs.rollouts.trajectory.section;
     let top = selected.saturating_sub(rows - 1);
     let lines: Vec<Line> = open
         .sections
@@ -248,7 +248,7 @@ fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory
 
 fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     let theme = &app.theme;
-    let state = &app.trajectory;
+    let state = &app.tabs.rollouts.trajectory;
     let Some(content) = open.sections.get(state.section) else {
         return;
     };

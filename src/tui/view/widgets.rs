@@ -112,3 +112,26 @@ pub fn coordinates(summary: &Summary) -> (String, String) {
     };
     (run_step, group_sample)
 }
+
+/// A bar of `width` cells for `value` out of `max`.
+pub fn bar(value: usize, max: usize, width: usize) -> String {
+    let filled = if max == 0 {
+        0
+    } else {
+        (value * width).div_ceil(max).min(width)
+    };
+    "█".repeat(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bar;
+
+    #[test]
+    fn bars_scale_to_the_largest_value() {
+        assert_eq!(bar(10, 10, 4), "████");
+        assert_eq!(bar(1, 10, 4), "█");
+        assert_eq!(bar(0, 10, 4), "");
+        assert_eq!(bar(3, 0, 4), "");
+    }
+}

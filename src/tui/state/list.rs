@@ -1,12 +1,12 @@
-//! The Rollouts list: a window of rows over a listing the engine holds (100k rows never
+//! The Rollouts tab's list: a window of rows over a listing the engine holds (100k rows never
 //! cross the channel), a cursor, and the preview of the selected trajectory.
 
-use super::outcome::Outcome;
-use super::tags::Tags;
 use crate::curate::{AuditOptions, Finding};
 use crate::engine::{Command, Listing, LoadedTrajectory, Tag, Window};
 use crate::store::{Outcome as Verdict, SortKey, Summary};
 use crate::trajectory::TrajectoryId;
+use crate::tui::outcome::Outcome;
+use crate::tui::tags::Tags;
 use std::ops::Range;
 
 /// Rows fetched beyond each edge of the visible ones.
@@ -14,7 +14,7 @@ const MARGIN: usize = 100;
 
 /// The list's state.
 #[derive(Clone, Debug, Default)]
-pub struct RolloutsState {
+pub struct ListState {
     /// Filter and order.
     pub listing: Listing,
     /// The listing's tag; windows of older listings are dropped.
@@ -59,7 +59,7 @@ impl AuditView {
     }
 }
 
-impl RolloutsState {
+impl ListState {
     /// Rows known to exist: the count, or the loaded ones while counting.
     pub fn known_rows(&self) -> usize {
         self.matching.unwrap_or(self.start + self.rows.len())
@@ -222,8 +222,8 @@ impl RolloutsState {
     }
 
     /// Handles a movement action.
-    pub fn on_move(&mut self, action: super::action::Action, tags: &mut Tags) -> Outcome {
-        use super::action::Action;
+    pub fn on_move(&mut self, action: crate::tui::action::Action, tags: &mut Tags) -> Outcome {
+        use crate::tui::action::Action;
         let page = self.height.max(1) as isize;
         let commands = match action {
             Action::Down => self.step(1, tags),

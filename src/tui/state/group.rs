@@ -1,12 +1,12 @@
 //! The group screen's state: the G samples of a GRPO group, the selected and pinned ones,
 //! and the diff between them (or against the task's reference solution).
 
-use super::action::Action;
-use super::outcome::Outcome;
-use super::rich::{RichLine, Tone, piece};
 use crate::engine::{GroupKey, LoadedGroup, Tag};
 use crate::text::clip;
 use crate::trajectory::{Role, Trajectory};
+use crate::tui::action::Action;
+use crate::tui::outcome::Outcome;
+use crate::tui::rich::{RichLine, Tone, piece};
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
 

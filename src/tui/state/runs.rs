@@ -2,16 +2,19 @@
 //! rows arrive), a second run pinned to overlay its curves, the smoothing toggle, the run
 //! this session trains, and the launch form.
 
-use super::action::Action;
-use super::launch_form::LaunchForm;
-use super::outcome::Outcome;
-use crate::engine::{Command, RunProgress};
+use super::status::Status;
+use crate::engine::{Command, Listing, RunProgress};
 use crate::run::{GRPO_PRESET, Phase, RunConfig};
+use crate::store::{Filter, SortKey};
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
+use crate::tui::action::Action;
+use crate::tui::launch_form::{LaunchEvent, LaunchForm};
+use crate::tui::outcome::Outcome;
+use crossterm::event::KeyEvent;
 
 /// The Runs tab's state.
 #[derive(Clone, Debug, Default)]
-pub struct RunsState {
+pub struct RunsTab {
     /// Every run, oldest first.
     pub runs: Vec<RunInfo>,
     /// Whether the run list has arrived.
@@ -38,7 +41,7 @@ pub struct RunsState {
     pub follow: Option<String>,
 }
 
-impl RunsState {
+impl RunsTab {
     /// The selected run.
     pub fn selected_run(&self) -> Option<&RunInfo> {
         self.runs.get(self.selected)
@@ -116,9 +119,17 @@ impl RunsState {
         }
     }
 
-    /// Takes a live run's progress into its record; asks for the run list when the run is not
-    /// in it yet (then selects it).
-    pub fn run_changed(&mut self, progress: RunProgress) -> Vec<Command> {
+    /// Takes a live run's progress into its record, telling the user when it starts, pauses,
+    /// ends or fails; asks for the run list when the run is not in it yet (then selects it).
+    pub fn run_changed(&mut self, progress: RunProgress, status: &mut Status) -> Vec<Command> {
+        let before = self
+            .live
+            .as_ref()
+            .filter(|live| live.run == progress.run)
+            .map(|live| live.status);
+        if before != Some(progress.status) {
+            announce(&progress, before, status);
+        }
         let known = self.runs.iter_mut().find(|info| info.id == progress.run);
         let commands = match known {
             Some(info) => {
@@ -214,8 +225,84 @@ impl RunsState {
         }
     }
 
-    /// Handles an action.
-    pub fn on_action(&mut self, action: Action) -> Outcome {
+    /// Asks for the run list again, and the selected run's metrics after it.
+    pub fn refresh(&mut self) -> Vec<Command> {
+        self.metrics_run = None;
+        vec![Command::LoadRuns]
+    }
+
+    /// Handles a key while the launch form is open; `None` when it is closed.
+    pub fn on_form_key(&mut self, key: &KeyEvent, status: &mut Status) -> Option<Vec<Command>> {
+        let form = self.form.as_mut()?;
+        Some(match form.key(key) {
+            LaunchEvent::Editing => Vec::new(),
+            LaunchEvent::Cancelled => {
+                self.form = None;
+                Vec::new()
+            }
+            LaunchEvent::Launch(config) => self.launch(config, status),
+        })
+    }
+
+    /// Closes the launch form and asks the engine to start its run.
+    fn launch(&mut self, config: Box<RunConfig>, status: &mut Status) -> Vec<Command> {
+        self.form = None;
+        self.last_launch = Some((*config).clone());
+        status.notify(format!(
+            "launching a GRPO run on {} ({} steps, G = {})",
+            config.tasks.train, config.grpo.steps, config.grpo.group
+        ));
+        vec![Command::LaunchRun(config)]
+    }
+
+    /// Handles an action: the launch form's while it is open, else steering, the run's
+    /// rollouts, moving, smoothing and the overlay.
+    pub fn on_action(&mut self, action: Action, status: &mut Status) -> Outcome {
+        if let Some(form) = &mut self.form {
+            match action {
+                Action::Down => form.move_focus(1),
+                Action::Up => form.move_focus(-1),
+                Action::Back => self.form = None,
+                _ => {}
+            }
+            return Outcome::Commands(Vec::new());
+        }
+        match action {
+            Action::NewRun => {
+                if let Err(message) = self.open_form() {
+                    status.warn(message);
+                }
+                Outcome::Commands(Vec::new())
+            }
+            Action::PauseRun | Action::ResumeRun | Action::StopRun => {
+                Outcome::Commands(match self.steer(action) {
+                    Ok((command, notice)) => {
+                        status.notify(notice);
+                        vec![command]
+                    }
+                    Err(message) => {
+                        status.warn(message);
+                        Vec::new()
+                    }
+                })
+            }
+            Action::Open => match self.selected_run() {
+                Some(run) => Outcome::List(Listing {
+                    filter: Filter {
+                        run: Some(run.id.clone()),
+                        ..Filter::default()
+                    },
+                    sort: SortKey::Step,
+                    descending: true,
+                }),
+                None => Outcome::Commands(Vec::new()),
+            },
+            _ => self.on_move(action),
+        }
+    }
+
+    /// Moves the selection, toggles smoothing, pins the overlay.
+    fn on_move(&mut self, action: Action) -> Outcome {
         match action {
             Action::Down if self.selected + 1 < self.runs.len() => {
                 self.selected += 1;
@@ -233,6 +320,26 @@ impl RunsState {
             Action::Up | Action::Down => Outcome::Commands(Vec::new()),
             _ => Outcome::Ignored,
         }
+    }
+}
+
+/// Tells the user a live run changed status: started, paused, stopped, done or failed.
+fn announce(progress: &RunProgress, before: Option<RunStatus>, status: &mut Status) {
+    let run = &progress.run;
+    let step = progress.step;
+    match (progress.status, &progress.error) {
+        (_, Some(error)) => status.warn(format!("{run} failed at step {step}: {error}")),
+        (RunStatus::Paused, _) => {
+            status.notify(format!("{run} paused after step {step}; resume or stop it"));
+        }
+        (RunStatus::Stopped, _) => status.notify(format!(
+            "{run} stopped after step {step} (checkpoint written; resume continues it)"
+        )),
+        (RunStatus::Done, _) => status.notify(format!("{run} done after {step} steps")),
+        (RunStatus::Running, None) if before.is_none() => {
+            status.notify(format!("{run} started"));
+        }
+        _ => {}
     }
 }
 

@@ -1,12 +1,12 @@
 //! The trajectory screen's state: the open trajectory, its sections, the current section and
 //! scroll, and the token view's cursor.
 
-use super::action::Action;
-use super::content::{Section, SectionContent, sections};
-use super::highlight::Highlighter;
-use super::outcome::Outcome;
 use crate::engine::{LoadedTrajectory, Tag};
 use crate::trajectory::{Label, Trajectory, TrajectoryId};
+use crate::tui::action::Action;
+use crate::tui::content::{Section, SectionContent, sections};
+use crate::tui::highlight::Highlighter;
+use crate::tui::outcome::Outcome;
 
 /// What the token view shades tokens by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

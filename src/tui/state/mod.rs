@@ -1,0 +1,72 @@
+//! The UI's state, one struct per tab (each updated by its own module's functions), and
+//! the pieces the tabs share: the status bar and the overview counts. Rendering lives in
+//! `view`, routing in `app`.
+
+pub mod curate;
+pub mod group;
+pub mod list;
+pub mod overview;
+pub mod rollouts;
+pub mod runs;
+pub mod stats;
+pub mod status;
+pub mod trajectory;
+
+use curate::CurateTab;
+use rollouts::RolloutsTab;
+use runs::RunsTab;
+use stats::StatsTab;
+
+/// The four tabs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tab {
+    /// Browse, open and label rollouts.
+    #[default]
+    Rollouts,
+    /// Runs and their metrics.
+    Runs,
+    /// Error kinds and outcomes.
+    Stats,
+    /// Best-of-N selection preview.
+    Curate,
+}
+
+impl Tab {
+    /// Every tab, in order.
+    pub const ALL: [Tab; 4] = [Tab::Rollouts, Tab::Runs, Tab::Stats, Tab::Curate];
+
+    /// The tab's name.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Rollouts => "Rollouts",
+            Self::Runs => "Runs",
+            Self::Stats => "Stats",
+            Self::Curate => "Curate",
+        }
+    }
+
+    /// The next tab (forward) or the previous one, wrapping around.
+    pub fn cycled(self, forward: bool) -> Self {
+        let count = Self::ALL.len();
+        let index = Self::ALL.iter().position(|tab| *tab == self).unwrap_or(0);
+        let next = if forward {
+            (index + 1) % count
+        } else {
+            (index + count - 1) % count
+        };
+        Self::ALL[next]
+    }
+}
+
+/// Every tab's state.
+#[derive(Default)]
+pub struct Tabs {
+    /// The Rollouts tab: the list, the trajectory and the group screens.
+    pub rollouts: RolloutsTab,
+    /// The Runs tab.
+    pub runs: RunsTab,
+    /// The Stats tab.
+    pub stats: StatsTab,
+    /// The Curate tab.
+    pub curate: CurateTab,
+}
