@@ -50,50 +50,50 @@ fn draw_comparison(frame: &mut Frame, area: Rect, app: &App, analysis: &Analysis
         return;
     };
     let k = after.pass_at_k.iter().map(|p| p.k).max().unwrap_or(1);
-    let mut rows: Vec<(String, Option<f64>, Option<f64>, Better, u8)> = vec![
-        (
+    let mut rows = vec![
+        compared(
             "accuracy".into(),
             before.accuracy(),
             after.accuracy(),
             Better::Higher,
             3,
         ),
-        (
+        compared(
             "pass@1".into(),
             before.pass_at(1),
             after.pass_at(1),
             Better::Higher,
             3,
         ),
-        (
+        compared(
             format!("pass@{k}"),
             before.pass_at(k),
             after.pass_at(k),
             Better::Higher,
             3,
         ),
-        (
+        compared(
             "mean turns".into(),
             Some(before.mean_turns),
             Some(after.mean_turns),
             Better::Neither,
             2,
         ),
-        (
+        compared(
             "mean chars".into(),
             before.mean_chars,
             after.mean_chars,
             Better::Neither,
             0,
         ),
-        (
+        compared(
             "format ok".into(),
             before.format_correct,
             after.format_correct,
             Better::Higher,
             3,
         ),
-        (
+        compared(
             "mean |err|".into(),
             before.numeric.and_then(|n| n.mean_absolute),
             after.numeric.and_then(|n| n.mean_absolute),
@@ -102,7 +102,7 @@ fn draw_comparison(frame: &mut Frame, area: Rect, app: &App, analysis: &Analysis
         ),
     ];
     for kind in ErrorKind::ALL {
-        rows.push((
+        rows.push(compared(
             format!("{kind} /100"),
             per_hundred(before, kind),
             per_hundred(after, kind),
@@ -124,7 +124,14 @@ fn draw_comparison(frame: &mut Frame, area: Rect, app: &App, analysis: &Analysis
             "", "A before", "B after", "change"
         ),
     ))];
-    for (name, a, b, better, decimals) in rows {
+    for Compared {
+        name,
+        before: a,
+        after: b,
+        better,
+        decimals,
+    } in rows
+    {
         let (change, tone) = match (a, b) {
             (Some(a), Some(b)) => {
                 let delta = b - a;
@@ -227,4 +234,30 @@ fn draw_first_error(frame: &mut Frame, area: Rect, theme: &Theme, analysis: &Ana
         )),
         area,
     );
+}
+
+/// One row of the before/after table: a figure, its value before and after, which way is
+/// better, and the decimals shown.
+struct Compared {
+    name: String,
+    before: Option<f64>,
+    after: Option<f64>,
+    better: Better,
+    decimals: u8,
+}
+
+fn compared(
+    name: String,
+    before: Option<f64>,
+    after: Option<f64>,
+    better: Better,
+    decimals: u8,
+) -> Compared {
+    Compared {
+        name,
+        before,
+        after,
+        better,
+        decimals,
+    }
 }
