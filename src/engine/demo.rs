@@ -4,6 +4,7 @@
 
 use crate::store::{Store, StoreResult};
 use crate::synthetic::{self, GROUP_SIZE, SyntheticSpec};
+use crate::trajectory::metric;
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, Trajectory};
 use std::collections::BTreeMap;
 
@@ -97,35 +98,41 @@ fn metrics_row(step: u64, rows: &[(f64, bool, u32, u64)]) -> MetricsRow {
     let t = step as f64;
     let wobble = (t * 0.7).sin();
     let mut values = BTreeMap::new();
-    values.insert("reward".to_string(), mean);
-    values.insert("reward_std".to_string(), variance.sqrt());
+    values.insert(metric::REWARD.into(), mean);
+    values.insert(metric::REWARD_STD.into(), variance.sqrt());
     values.insert(
-        "success_rate".to_string(),
+        metric::SUCCESS_RATE.into(),
         rows.iter().filter(|row| row.1).count() as f64 / count,
     );
-    values.insert("frac_reward_zero_std".to_string(), zero_std);
+    values.insert(metric::FRAC_REWARD_ZERO_STD.into(), zero_std);
     values.insert(
-        "num_turns".to_string(),
+        metric::NUM_TURNS.into(),
         rows.iter().map(|row| f64::from(row.2)).sum::<f64>() / count,
     );
-    values.insert("kl".to_string(), 0.002 * t.powf(0.8) * (1.0 + 0.1 * wobble));
     values.insert(
-        "grad_norm".to_string(),
+        metric::KL.into(),
+        0.002 * t.powf(0.8) * (1.0 + 0.1 * wobble),
+    );
+    values.insert(
+        metric::GRAD_NORM.into(),
         2.5 / (1.0 + 0.05 * t) + 0.2 * wobble,
     );
-    values.insert("entropy".to_string(), 1.6 - 0.4 * (1.0 - (-t / 30.0).exp()));
     values.insert(
-        "clip_ratio/region_mean".to_string(),
+        metric::ENTROPY.into(),
+        1.6 - 0.4 * (1.0 - (-t / 30.0).exp()),
+    );
+    values.insert(
+        metric::CLIP_REGION.into(),
         0.02 + 0.01 * (t * 1.3).sin().abs(),
     );
     values.insert(
-        "completions/mean_length".to_string(),
+        metric::MEAN_LENGTH.into(),
         180.0 - 40.0 * (1.0 - (-t / 25.0).exp()) + 6.0 * wobble,
     );
-    values.insert("learning_rate".to_string(), 1e-6);
+    values.insert(metric::LEARNING_RATE.into(), 1e-6);
     if step.is_multiple_of(10) {
         values.insert(
-            "eval/accuracy".to_string(),
+            metric::EVAL_ACCURACY.into(),
             0.45 + 0.2 * (1.0 - (-t / 40.0).exp()),
         );
     }

@@ -1,9 +1,9 @@
 //! What the Stats and Curate tabs show: the error analysis of the stored rollouts and what a
 //! best-of-N selection with the default rules would keep.
 
-use crate::curate::analysis::{Analysis, RecordFacts};
+use crate::curate::TaskIndex;
+use crate::curate::analysis::{Analysis, analyse_summaries};
 use crate::curate::select::{SelectionPreview, SelectionRules, select_from};
-use crate::curate::{TaskIndex, map_records};
 use crate::store::{Filter, Query, Store, Summary};
 
 /// Everything the Stats and Curate tabs show.
@@ -42,10 +42,7 @@ impl Overview {
             ..Query::default()
         })?;
         let tasks = TaskIndex::load(store)?;
-        let ids: Vec<_> = summaries.iter().map(|summary| summary.id).collect();
-        let facts = map_records(store, &ids, false, |trajectory| {
-            RecordFacts::of(&trajectory, tasks.of(&trajectory))
-        })?;
+        let analysis = analyse_summaries(store, &summaries, &tasks)?;
         let rules = SelectionRules::default();
         let selection = select_from(&summaries, &tasks, &rules, &mut |id| {
             store
@@ -53,7 +50,7 @@ impl Overview {
                 .ok_or_else(|| anyhow::anyhow!("trajectory {id} vanished"))
         })?;
         Ok(Self {
-            analysis: Analysis::of_records(&summaries, &tasks, &facts),
+            analysis,
             rules,
             selection: selection.preview,
         })

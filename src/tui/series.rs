@@ -2,6 +2,7 @@
 //! plain code apart from drawing (and unit-tested).
 
 use crate::trajectory::MetricsRow;
+use crate::trajectory::metric;
 
 /// A metric's points as (step, value).
 pub type Points = Vec<(f64, f64)>;
@@ -21,38 +22,46 @@ pub struct Metric {
 /// The reward, as the overlay of the reward chart reads it.
 pub const REWARD: Metric = Metric {
     title: "reward",
-    names: &["reward"],
+    names: &[metric::REWARD],
 };
 
 /// The small charts under the reward chart, in order.
 pub const SMALL_CHARTS: [Metric; 7] = [
     Metric {
         title: "KL",
-        names: &["kl", "objective/kl", "actor/kl_loss"],
+        names: &[
+            metric::KL,
+            metric::foreign::TRL_KL,
+            metric::foreign::VERL_KL_LOSS,
+        ],
     },
     Metric {
         title: "grad norm",
-        names: &["grad_norm", "actor/grad_norm"],
+        names: &[metric::GRAD_NORM, metric::foreign::VERL_GRAD_NORM],
     },
     Metric {
         title: "entropy",
-        names: &["entropy", "actor/entropy"],
+        names: &[metric::ENTROPY, metric::foreign::VERL_ENTROPY],
     },
     Metric {
         title: "clip ratio",
-        names: &["clip_ratio/region_mean", "clip_ratio", "actor/pg_clipfrac"],
+        names: &[
+            metric::CLIP_REGION,
+            metric::foreign::TRL_CLIP_RATIO,
+            metric::foreign::VERL_CLIP_FRACTION,
+        ],
     },
     Metric {
         title: "length",
-        names: &["completions/mean_length", "response_length/mean"],
+        names: &[metric::MEAN_LENGTH, metric::foreign::VERL_RESPONSE_LENGTH],
     },
     Metric {
         title: "success",
-        names: &["success_rate", "accuracy"],
+        names: &[metric::SUCCESS_RATE, metric::foreign::ACCURACY],
     },
     Metric {
         title: "eval accuracy",
-        names: &["eval/accuracy", "eval_accuracy"],
+        names: &[metric::EVAL_ACCURACY, metric::foreign::EVAL_ACCURACY],
     },
 ];
 
@@ -77,12 +86,12 @@ pub fn reward_band(rows: &[MetricsRow]) -> (Points, Points, Points) {
     let mut lower = Vec::new();
     let mut upper = Vec::new();
     for row in rows {
-        let Some(value) = row.get("reward").filter(|value| value.is_finite()) else {
+        let Some(value) = row.get(metric::REWARD).filter(|value| value.is_finite()) else {
             continue;
         };
         let step = row.step as f64;
         mean.push((step, value));
-        if let Some(std) = row.get("reward_std").filter(|std| std.is_finite()) {
+        if let Some(std) = row.get(metric::REWARD_STD).filter(|std| std.is_finite()) {
             lower.push((step, value - std));
             upper.push((step, value + std));
         }

@@ -121,9 +121,18 @@ pub fn analyse(store: &Store, filter: &Filter) -> StoreResult<Analysis> {
         ..Query::default()
     })?;
     let tasks = TaskIndex::load(store)?;
+    analyse_summaries(store, &summaries, &tasks)
+}
+
+/// Analyses the trajectories of `summaries`, reading every record once.
+pub fn analyse_summaries(
+    store: &Store,
+    summaries: &[Summary],
+    tasks: &TaskIndex,
+) -> StoreResult<Analysis> {
     let ids: Vec<_> = summaries.iter().map(|summary| summary.id).collect();
     let facts = map_records(store, &ids, false, |trajectory| {
         RecordFacts::of(&trajectory, tasks.of(&trajectory))
     })?;
-    Ok(Analysis::of_records(&summaries, &tasks, &facts))
+    Ok(Analysis::of_records(summaries, tasks, &facts))
 }

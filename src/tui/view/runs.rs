@@ -4,6 +4,7 @@
 
 use super::widgets::{pane, span};
 use crate::text::inert;
+use crate::trajectory::metric;
 use crate::trajectory::{MetricsRow, RunStatus};
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
@@ -260,9 +261,9 @@ fn latest_line<'a>(theme: &Theme, rows: &[MetricsRow]) -> Line<'a> {
         return Line::from(span(theme, Tone::Muted, " no metrics rows for this run"));
     };
     let mut parts = vec![format!(" step {}", row.step)];
-    if let Some(reward) = row.get("reward") {
+    if let Some(reward) = row.get(metric::REWARD) {
         let std = row
-            .get("reward_std")
+            .get(metric::REWARD_STD)
             .map_or(String::new(), |std| format!("±{std:.2}"));
         parts.push(format!("reward {reward:.2}{std}"));
     }
