@@ -166,14 +166,20 @@ fn the_registry_times_calls_and_counts_failures() {
     registry.register(Arc::new(Calculator::new())).unwrap();
     assert!(registry.register(Arc::new(Calculator::new())).is_err());
     let runtime = runtime();
+    let started = std::time::Instant::now();
     let good = runtime.block_on(registry.call(
         "calculator",
         json!({"expression": "6*7"}).as_object().cloned().unwrap(),
         in_seconds(5),
     ));
+    let around_ms = started.elapsed().as_secs_f64() * 1000.0;
     assert_eq!(good.text, "42");
     assert!(!good.is_error());
-    assert!(good.latency_ms >= 0.0);
+    assert!(
+        good.latency_ms > 0.0 && good.latency_ms <= around_ms,
+        "the call's latency {} ms lies within the {around_ms} ms around it",
+        good.latency_ms
+    );
     let bad = runtime.block_on(registry.call(
         "calculator",
         json!({"expression": "1/0"}).as_object().cloned().unwrap(),
@@ -196,7 +202,7 @@ fn the_registry_times_calls_and_counts_failures() {
 }
 
 #[test]
-fn calls_run_concurrently_from_spawned_tasks() {
+fn calls_from_spawned_tasks_all_answer() {
     use rollscope::agent::protocol::parse_turn;
     use rollscope::agent::tools::{PythonTool, SandboxLimits};
     let mut registry = ToolRegistry::new();
@@ -231,4 +237,48 @@ fn calls_run_concurrently_from_spawned_tasks() {
     let stats = registry.stats();
     assert_eq!(stats["calculator"].calls, 20);
     assert_eq!(stats["python"].calls, 4);
+}
+
+#[test]
+fn python_calls_from_spawned_tasks_overlap_in_time() {
+    use rollscope::agent::protocol::parse_turn;
+    use rollscope::agent::tools::{PythonTool, SandboxLimits};
+    let mut registry = ToolRegistry::new();
+    registry
+        .register(Arc::new(PythonTool::new(SandboxLimits::default())))
+        .unwrap();
+    let registry = Arc::new(registry);
+    let runtime = runtime();
+    let code = "import time\\nstart = time.time()\\ntime.sleep(1.0)\\nprint(start, time.time())";
+    let handles: Vec<_> = (0..4)
+        .map(|n| {
+            let registry = Arc::clone(&registry);
+            let text = format!(
+                "<tool_call>{{\"name\": \"python\", \"arguments\": {{\"code\": \"{code}\"}}}}</tool_call>"
+            );
+            runtime.spawn(async move {
+                let turn = parse_turn(&text, &registry.specs(), n);
+                registry.execute(&turn.calls[0], in_seconds(60)).await
+            })
+        })
+        .collect();
+    let intervals: Vec<(f64, f64)> = handles
+        .into_iter()
+        .map(|handle| {
+            let observation = runtime.block_on(handle).unwrap();
+            let times: Vec<f64> = observation
+                .text
+                .split_whitespace()
+                .map(|time| time.parse().unwrap())
+                .collect();
+            assert_eq!(times.len(), 2, "{observation:?}");
+            (times[0], times[1])
+        })
+        .collect();
+    let last_start = intervals.iter().map(|i| i.0).fold(f64::MIN, f64::max);
+    let first_end = intervals.iter().map(|i| i.1).fold(f64::MAX, f64::min);
+    assert!(
+        last_start < first_end,
+        "all four one-second calls were running at once: {intervals:?}"
+    );
 }

@@ -79,6 +79,15 @@ fn jsonl_steps(path: &Path) -> Vec<u64> {
         .collect()
 }
 
+/// The steps of the complete rows of a metrics file that may be being written.
+fn written_steps(path: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|row| row["step"].as_u64())
+        .collect()
+}
+
 pub fn run_trajectories(store: &Store, run: &str) -> Vec<(u64, u64, u32)> {
     let filter = Filter {
         run: Some(run.to_string()),
@@ -253,7 +262,10 @@ fn a_killed_grpo_run_resumes_without_lost_or_duplicated_rows_or_trajectories() {
     let root = tempfile::tempdir().unwrap();
     let paths = session(root.path());
     let config_path = root.path().join("run.toml");
-    std::fs::write(&config_path, SMALL_GRPO.replace("steps = 3", "steps = 5")).unwrap();
+    let config = SMALL_GRPO
+        .replace("steps = 3", "steps = 5")
+        .replace("checkpoint_every = 1", "checkpoint_every = 2");
+    std::fs::write(&config_path, config).unwrap();
     let binary = env!("CARGO_BIN_EXE_rollscope");
     let sessions = root.path().to_str().unwrap();
     let mut child = Command::new(binary)
@@ -264,15 +276,29 @@ fn a_killed_grpo_run_resumes_without_lost_or_duplicated_rows_or_trajectories() {
         .spawn()
         .unwrap();
     let run = "grpo-0001";
-    let second = paths.run_dir(run).join("checkpoints/checkpoint-2");
+    let files = rollscope::run::RunFiles::of(&paths, run);
+    // Kill it once a row past its checkpoint after step 2 is written, mid-run.
     let deadline = Instant::now() + Duration::from_secs(300);
-    while !second.is_dir() && Instant::now() < deadline {
+    while !written_steps(&files.metrics()).contains(&3) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(second.is_dir(), "the run wrote its second checkpoint");
-    std::thread::sleep(Duration::from_millis(300));
+    let running = child.try_wait().unwrap().is_none();
     child.kill().unwrap();
     child.wait().unwrap();
+    assert!(running, "the kill landed while the run was still going");
+    let at_kill = written_steps(&files.metrics());
+    let checkpointed = (0..=5)
+        .rev()
+        .find(|step| files.checkpoints().join(format!("checkpoint-{step}")).is_dir())
+        .expect("a checkpoint before the kill");
+    assert!(
+        at_kill.iter().any(|&step| step > checkpointed),
+        "rows past checkpoint-{checkpointed} existed when it was killed: {at_kill:?}"
+    );
+    assert!(
+        !at_kill.contains(&5),
+        "the run had not finished when it was killed: {at_kill:?}"
+    );
     let status = Command::new(binary)
         .args(["--sessions-dir", sessions, "train", "grpo", "--resume", run])
         .stdout(Stdio::null())
@@ -286,7 +312,6 @@ fn a_killed_grpo_run_resumes_without_lost_or_duplicated_rows_or_trajectories() {
     );
     let store = Store::open(&paths.store_dir()).unwrap();
     assert_eq!(metric_steps(&store, run), vec![0, 1, 2, 3, 4, 5]);
-    let files = rollscope::run::RunFiles::of(&paths, run);
     assert_eq!(jsonl_steps(&files.metrics()), vec![0, 1, 2, 3, 4, 5]);
     let trained = run_trajectories(&store, run);
     let unique: BTreeSet<_> = trained.iter().collect();
