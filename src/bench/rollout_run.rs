@@ -10,8 +10,8 @@ use crate::agent::rollout::{
 };
 use crate::agent::tasks::TaskSetSpec;
 use crate::agent::tools::{Tool, ToolFuture, ToolOutput, ToolRegistry, tool_spec};
-use crate::model::embedded::{self, CHAT_TEMPLATE, EmbeddedSpec, default_corpus};
-use crate::model::{ChatTemplate, LanguageModel};
+use crate::model::LanguageModel;
+use crate::model::embedded::{self, EmbeddedSpec};
 use crate::train::{SftExample, Trainer, TrainerConfig};
 use crate::trajectory::{Message, Role, Task, ToolCall, Trajectory};
 use serde_json::{Map, Value, json};
@@ -130,13 +130,7 @@ pub(super) fn taught_model(
     tasks: &[Arc<Task>],
     progress: &mut dyn FnMut(BenchProgress),
 ) -> anyhow::Result<(LanguageModel, usize)> {
-    let template = ChatTemplate::new(
-        CHAT_TEMPLATE.to_string(),
-        "chat_template.jinja",
-        "",
-        "<|im_end|>",
-    )?;
-    let corpus = default_corpus(&template)?;
+    let corpus = embedded::default_template_corpus()?;
     let model = embedded::build(
         &EmbeddedSpec::default(),
         &corpus,

@@ -289,7 +289,12 @@ fn a_killed_grpo_run_resumes_without_lost_or_duplicated_rows_or_trajectories() {
     let at_kill = written_steps(&files.metrics());
     let checkpointed = (0..=5)
         .rev()
-        .find(|step| files.checkpoints().join(format!("checkpoint-{step}")).is_dir())
+        .find(|step| {
+            files
+                .checkpoints()
+                .join(format!("checkpoint-{step}"))
+                .is_dir()
+        })
         .expect("a checkpoint before the kill");
     assert!(
         at_kill.iter().any(|&step| step > checkpointed),

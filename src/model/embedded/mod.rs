@@ -152,6 +152,18 @@ pub fn build(
     LanguageModel::assemble(parts, store, options)
 }
 
+/// The tokenizer corpus of the embedded model: the default corpus rendered through its chat
+/// template.
+pub fn default_template_corpus() -> Result<Vec<String>> {
+    let template = ChatTemplate::new(
+        CHAT_TEMPLATE.to_string(),
+        "chat_template.jinja",
+        "",
+        "<|im_end|>",
+    )?;
+    default_corpus(&template)
+}
+
 /// Builds the embedded model from the default corpus, saves it to `dir` and loads it back
 /// through the ordinary loader.
 pub fn init_folder(
@@ -159,13 +171,6 @@ pub fn init_folder(
     spec: &EmbeddedSpec,
     options: &LoadOptions,
 ) -> Result<LanguageModel> {
-    let template = ChatTemplate::new(
-        CHAT_TEMPLATE.to_string(),
-        "chat_template.jinja",
-        "",
-        "<|im_end|>",
-    )?;
-    let corpus = default_corpus(&template)?;
-    build(spec, &corpus, options)?.save(dir)?;
+    build(spec, &default_template_corpus()?, options)?.save(dir)?;
     LanguageModel::load(dir, options)
 }
