@@ -11,6 +11,7 @@ pub mod demo;
 mod device;
 mod jobs;
 mod overview;
+mod spelling;
 mod training;
 mod update;
 mod worker;
@@ -19,6 +20,7 @@ pub use activity::Activity;
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
 pub use device::ComputeDevice;
 pub use overview::Overview;
+pub use spelling::{SpellingSource, TokenSpellings, visible};
 pub use update::{
     EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, RunActivity, RunProgress, Update,
     Window,

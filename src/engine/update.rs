@@ -3,6 +3,7 @@
 use super::activity::Activity;
 use super::command::{GroupKey, Tag};
 use super::overview::Overview;
+use super::spelling::TokenSpellings;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
 use crate::run::Phase;
 use crate::store::{Filter, Summary};
@@ -40,6 +41,8 @@ pub struct LoadedTrajectory {
     pub trajectory: Trajectory,
     /// Its task, when the store has it.
     pub task: Option<Task>,
+    /// How its tokens are spelled, when it has a token trace and a tokenizer was found.
+    pub spellings: Option<TokenSpellings>,
 }
 
 /// The samples of a GRPO group, in sample order, with their task.

@@ -4,6 +4,7 @@ use super::EngineConfig;
 use super::command::{Command, GroupKey, LabelDraft, Listing, Tag};
 use super::jobs;
 use super::overview::Overview;
+use super::spelling::Spellers;
 use super::training::{Start, Training, Workspace};
 use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
 use crate::store::{Filter, Query, Store, Summary};
@@ -27,6 +28,7 @@ pub(super) struct Worker {
     held: Option<Held>,
     stored: Option<usize>,
     training: Option<Training>,
+    spellers: Spellers,
 }
 
 impl Worker {
@@ -38,6 +40,7 @@ impl Worker {
             held: None,
             stored: None,
             training: None,
+            spellers: Spellers::default(),
         }
     }
 
@@ -306,7 +309,7 @@ impl Worker {
         Ok(())
     }
 
-    fn load_trajectory(&self, tag: Tag, id: TrajectoryId) -> anyhow::Result<()> {
+    fn load_trajectory(&mut self, tag: Tag, id: TrajectoryId) -> anyhow::Result<()> {
         let trajectory = self
             .store
             .get(id)?
@@ -315,9 +318,15 @@ impl Worker {
             Some(task_id) => self.store.get_task(task_id)?,
             None => None,
         };
+        let session = self.config.session.as_ref();
+        let spellings = self.spellers.spell(&self.store, session, &trajectory);
         self.send(Update::Trajectory {
             tag,
-            loaded: Box::new(LoadedTrajectory { trajectory, task }),
+            loaded: Box::new(LoadedTrajectory {
+                trajectory,
+                task,
+                spellings,
+            }),
         });
         Ok(())
     }

@@ -1,5 +1,8 @@
-//! How the token view spells a token. The token trace holds ids only; until a tokenizer is
-//! wired in, tokens are shown by id.
+//! How the token view spells a token. The token trace holds ids only: the engine spells an
+//! opened trajectory's tokens with its tokenizer (`engine::TokenSpellings`); without one,
+//! tokens show by id (or by the spelling the app was configured with).
+
+use crate::engine::TokenSpellings;
 
 /// Turns token ids into the text the token view shows.
 pub trait TokenText {
@@ -14,6 +17,39 @@ pub struct TokenIds;
 impl TokenText for TokenIds {
     fn text(&self, id: u32) -> String {
         id.to_string()
+    }
+}
+
+impl TokenText for TokenSpellings {
+    fn text(&self, id: u32) -> String {
+        self.by_id
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+}
+
+/// The spelling the token view uses: the open trajectory's, when the engine found its
+/// tokenizer, else the configured one.
+pub fn spelling<'a>(
+    spellings: Option<&'a TokenSpellings>,
+    configured: &'a dyn TokenText,
+) -> &'a dyn TokenText {
+    match spellings {
+        Some(spellings) => spellings,
+        None => configured,
+    }
+}
+
+/// What the token view's title says of how tokens are spelled.
+pub fn spelled_by(spellings: Option<&TokenSpellings>) -> String {
+    match spellings {
+        Some(spellings) => format!(
+            "spelled by {} ({})",
+            spellings.tokenizer.display(),
+            spellings.source.describe()
+        ),
+        None => "shown as ids (no tokenizer found for it)".to_string(),
     }
 }
 

@@ -90,6 +90,7 @@ pub fn answer_preview(app: &mut App, commands: &[Command]) -> Vec<Command> {
             let loaded = LoadedTrajectory {
                 trajectory: trajectory(index),
                 task: Some(synthetic::task(index, &spec())),
+                spellings: None,
             };
             more.extend(app.update(Msg::Engine(Update::Trajectory {
                 tag: *tag,

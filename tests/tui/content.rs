@@ -60,6 +60,7 @@ fn sections_hold_reasoning_code_and_observations() {
     let loaded = LoadedTrajectory {
         trajectory: tool_user(),
         task: None,
+        spellings: None,
     };
     let built = sections(&loaded, &Highlighter::default());
     let kinds: Vec<Section> = built.iter().map(|section| section.section).collect();
@@ -142,6 +143,7 @@ pub fn opened(trajectory: Trajectory, width: u16, height: u16) -> rollscope::tui
     let loaded = LoadedTrajectory {
         trajectory,
         task: None,
+        spellings: None,
     };
     app.update(Msg::Engine(Update::Trajectory {
         tag,

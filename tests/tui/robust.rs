@@ -157,6 +157,7 @@ fn hostile_content_renders_inert_at_any_size() {
         let loaded = LoadedTrajectory {
             trajectory: trajectory.clone(),
             task: None,
+            spellings: None,
         };
         app.update(Msg::Engine(Update::Trajectory {
             tag,
@@ -199,6 +200,7 @@ fn a_megabyte_observation_is_cut_with_a_note() {
     let loaded = LoadedTrajectory {
         trajectory,
         task: None,
+        spellings: None,
     };
     let sections = rollscope::tui::content::sections(&loaded, &Default::default());
     let first_turn = &sections[1].lines;

@@ -6,7 +6,7 @@ use crate::trajectory::TokenTrace;
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
 use crate::tui::state::trajectory::{Heat, OpenTrajectory};
-use crate::tui::token_text::grid;
+use crate::tui::token_text::{TokenText, grid, spelled_by, spelling};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -39,11 +39,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         return;
     };
     let cursor = app.tabs.rollouts.trajectory.tokens.unwrap_or_default();
+    let spellings = open.loaded.spellings.as_ref();
+    let token_text = spelling(spellings, app.token_text.as_ref());
     let inner_width = usize::from(area.width.saturating_sub(2));
     let (cell, per_row) = if cursor.cell > 0 && cursor.per_row > 0 {
         (cursor.cell, cursor.per_row)
     } else {
-        grid(&trace.token_ids, app.token_text.as_ref(), inner_width)
+        grid(&trace.token_ids, token_text, inner_width)
     };
     let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let index = cursor.index.min(trace.len().saturating_sub(1));
@@ -58,7 +60,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
             let end = (start + per_row).min(trace.len());
             (start..end)
                 .map(|token| {
-                    let mut text = app.token_text.text(trace.token_ids[token]);
+                    let mut text = token_text.text(trace.token_ids[token]);
                     text = text.chars().take(cell - 1).collect();
                     let padded = format!("{text:<width$} ", width = cell - 1);
                     let masked = trace.loss_mask.get(token).copied().unwrap_or(0) == 0;
@@ -79,15 +81,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         .map(Line::from)
         .collect();
     lines.push(Line::default());
-    lines.push(footer(app, trace, index));
+    lines.push(footer(app, token_text, trace, index));
     let heat = match cursor.heat {
         Heat::LogProb => "log-prob",
         Heat::Entropy => "entropy",
     };
     let title = format!(
-        " tokens · {} of {} trained · shaded by {heat} (cool sure → hot unsure) · masked dim · shown as ids ",
+        " tokens · {} of {} trained · shaded by {heat} (cool sure → hot unsure) · masked dim · {} ",
         trace.policy_tokens(),
-        trace.len()
+        trace.len(),
+        spelled_by(spellings)
     );
     frame.render_widget(
         Paragraph::new(lines).block(pane(
@@ -99,7 +102,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     );
 }
 
-fn footer<'a>(app: &App, trace: &TokenTrace, index: usize) -> Line<'a> {
+fn footer<'a>(app: &App, token_text: &dyn TokenText, trace: &TokenTrace, index: usize) -> Line<'a> {
     let theme = &app.theme;
     let Some(&id) = trace.token_ids.get(index) else {
         return Line::from(span(theme, Tone::Muted, "empty trace"));
@@ -111,7 +114,7 @@ fn footer<'a>(app: &App, trace: &TokenTrace, index: usize) -> Line<'a> {
         "token {} of {} · id {id} · text {:?} · {}",
         index + 1,
         trace.len(),
-        app.token_text.text(id),
+        token_text.text(id),
         if trained { "trained on" } else { "masked" }
     );
     if let Some(logprob) = logprob {

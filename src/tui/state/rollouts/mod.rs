@@ -112,12 +112,12 @@ impl RolloutsTab {
     fn refit_tokens(&mut self, viewport: Rect, token_text: &dyn TokenText) {
         let (_, body, _) = layout::shell(viewport);
         let width = usize::from(layout::trajectory(body).pane.width.saturating_sub(2));
-        let ids = self
-            .trajectory
-            .open
-            .as_ref()
+        let open = self.trajectory.open.as_ref();
+        let ids = open
             .and_then(|open| open.trajectory().token_trace.as_ref())
             .map(|trace| trace.token_ids.as_slice());
+        let spellings = open.and_then(|open| open.loaded.spellings.as_ref());
+        let token_text = token_text::spelling(spellings, token_text);
         if let (Some(cursor), Some(ids)) = (&mut self.trajectory.tokens, ids) {
             (cursor.cell, cursor.per_row) = token_text::grid(ids, token_text, width);
         }
