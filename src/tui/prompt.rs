@@ -38,6 +38,9 @@ pub struct Prompt {
     pub kind: PromptKind,
     /// What was typed.
     pub input: String,
+    /// Whether the input is a recalled one shown selected: typing replaces it, backspace
+    /// clears it, `→`/`End` keeps it for editing.
+    pub selected: bool,
 }
 
 /// What a key did to the prompt.
@@ -57,6 +60,7 @@ impl Prompt {
         Self {
             kind,
             input: String::new(),
+            selected: false,
         }
     }
 
@@ -65,13 +69,34 @@ impl Prompt {
         Self {
             kind,
             input: input.to_string(),
+            selected: false,
+        }
+    }
+
+    /// A prompt that recalls the last input, selected, as a search box does.
+    pub fn recalled(kind: PromptKind, input: &str) -> Self {
+        Self {
+            selected: !input.is_empty(),
+            ..Self::with_input(kind, input)
         }
     }
 
     /// Applies a key: characters type, backspace deletes, ctrl-u clears, enter submits,
-    /// esc cancels (as does backspace on an empty prompt).
+    /// esc cancels (as does backspace on an empty prompt). On a selected recalled input a
+    /// character replaces it and backspace clears it.
     pub fn key(&mut self, key: &KeyEvent) -> PromptEvent {
         let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        if std::mem::take(&mut self.selected) {
+            match key.code {
+                KeyCode::Backspace => {
+                    self.input.clear();
+                    return PromptEvent::Editing;
+                }
+                KeyCode::Char(c) if !control && !c.is_control() => self.input.clear(),
+                KeyCode::Right | KeyCode::End => return PromptEvent::Editing,
+                _ => {}
+            }
+        }
         match key.code {
             KeyCode::Enter => PromptEvent::Submitted(self.kind, self.input.trim().to_string()),
             KeyCode::Esc => PromptEvent::Cancelled,

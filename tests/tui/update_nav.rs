@@ -4,7 +4,7 @@ use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rollscope::engine::{Command, Update};
 use rollscope::store::{Outcome, SortKey};
-use rollscope::tui::{Action, Msg, Screen, Tab};
+use rollscope::tui::{Action, App, Msg, Screen, Tab};
 
 #[test]
 fn start_lists_the_first_page_and_loads_runs() {
@@ -185,6 +185,49 @@ fn search_prompt_relists_with_text() {
     app.update(char_key('/'));
     app.update(key(KeyCode::Esc));
     assert!(app.prompt.is_none(), "esc cancels");
+}
+
+#[test]
+fn a_second_search_replaces_the_recalled_query_unless_it_is_edited() {
+    let search = |app: &mut App, keys: &[Msg]| -> Option<String> {
+        app.update(char_key('/'));
+        for key in keys {
+            app.update(key.clone());
+        }
+        let commands = app.update(key(KeyCode::Enter));
+        match commands.as_slice() {
+            [Command::List { listing, .. }] => listing.filter.text.clone(),
+            other => panic!("expected a List, got {other:?}"),
+        }
+    };
+    let typed = |text: &str| text.chars().map(char_key).collect::<Vec<_>>();
+    let mut app = listed_app(100, 100);
+    assert_eq!(
+        search(&mut app, &typed("oranges")).as_deref(),
+        Some("oranges")
+    );
+    app.update(char_key('/'));
+    assert_eq!(
+        app.prompt.as_ref().map(|p| p.input.as_str()),
+        Some("oranges")
+    );
+    assert!(
+        render(&app).contains("/oranges"),
+        "the last query is recalled"
+    );
+    app.update(key(KeyCode::Esc));
+    assert_eq!(
+        search(&mut app, &typed("marbles")).as_deref(),
+        Some("marbles")
+    );
+    let mut appended = vec![key(KeyCode::End)];
+    appended.extend(typed(" red"));
+    assert_eq!(search(&mut app, &appended).as_deref(), Some("marbles red"));
+    assert_eq!(
+        search(&mut app, &[key(KeyCode::Backspace)]),
+        None,
+        "cleared"
+    );
 }
 
 #[test]

@@ -81,7 +81,12 @@ pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(prompt) = &app.prompt {
         let text = format!("{}{}", prompt.kind.lead(), prompt.input);
         let width = Span::raw(text.as_str()).width() as u16;
-        frame.render_widget(Paragraph::new(span(theme, Tone::Accent, text)), area);
+        let input = match prompt.selected {
+            true => Span::styled(prompt.input.clone(), theme.selected()),
+            false => span(theme, Tone::Accent, prompt.input.clone()),
+        };
+        let line = Line::from(vec![span(theme, Tone::Accent, prompt.kind.lead()), input]);
+        frame.render_widget(Paragraph::new(line), area);
         let x = area
             .x
             .saturating_add(width)

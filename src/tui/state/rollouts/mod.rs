@@ -174,7 +174,7 @@ impl RolloutsTab {
         let listing = match action {
             Action::Search => {
                 let text = self.list.listing.filter.text.clone().unwrap_or_default();
-                return Outcome::Prompt(Prompt::with_input(PromptKind::Search, &text));
+                return Outcome::Prompt(Prompt::recalled(PromptKind::Search, &text));
             }
             Action::Open => {
                 return self
