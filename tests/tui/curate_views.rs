@@ -186,6 +186,35 @@ fn the_audit_command_lists_the_queue_with_its_evidence() {
 }
 
 #[test]
+fn an_empty_audit_queue_says_nothing_looks_suspicious() {
+    let mut app = listed_app(64, 64);
+    act(&mut app, &[Action::Command]);
+    type_text(&mut app, "audit");
+    let commands = app.update(key(KeyCode::Enter));
+    let [Command::ListAudit { tag, .. }] = commands.as_slice() else {
+        panic!("expected an audit listing, got {commands:?}")
+    };
+    app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
+        tag: *tag,
+        start: 0,
+        rows: Vec::new(),
+        matching: Some(0),
+        stored: Some(64),
+    })));
+    app.update(Msg::Engine(Update::Audit {
+        tag: *tag,
+        findings: Vec::new(),
+        audited: 40,
+    }));
+    let screen = render(&app);
+    assert!(
+        screen.contains("no high-reward rollout looks suspicious (40 audited)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("the store is empty"), "{screen}");
+}
+
+#[test]
 fn the_engine_previews_exports_and_audits() {
     let (dir, store) = demo_store(256);
     let (engine, updates) = Engine::spawn(store, EngineConfig::default()).unwrap();

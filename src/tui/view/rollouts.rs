@@ -158,10 +158,19 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .block(block);
     frame.render_widget(table, area);
     if state.known_rows() == 0 && state.matching.is_some() && area.height > 4 {
-        let hint = if listing.filter.is_empty() {
-            "the store is empty: `rollscope import FILE` or `rollscope demo-data` fills it"
-        } else {
-            "no trajectory matches; `:filter all` clears the filter"
+        let hint = match &state.audit {
+            Some(audit) => format!(
+                "no high-reward rollout looks suspicious{}; `:audit` again closes the queue",
+                audit
+                    .audited
+                    .map(|audited| format!(" ({audited} audited)"))
+                    .unwrap_or_default()
+            ),
+            None if listing.filter.is_empty() => {
+                "the store is empty: `rollscope import FILE` or `rollscope demo-data` fills it"
+                    .into()
+            }
+            None => "no trajectory matches; `:filter all` clears the filter".into(),
         };
         let inner = Rect::new(area.x + 2, area.y + 2, area.width.saturating_sub(4), 1);
         frame.render_widget(span(theme, Tone::Muted, hint), inner);
