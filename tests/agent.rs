@@ -9,6 +9,8 @@ mod agent {
     mod protocol;
     mod reward;
     mod sandbox;
+    mod sandbox_bounds;
     mod search;
+    mod syscall_filter;
     mod tasks;
 }

@@ -13,7 +13,6 @@ fn limits() -> SandboxLimits {
     SandboxLimits {
         wall: Duration::from_secs(3),
         cpu_seconds: 1,
-        memory_bytes: 512 << 20,
         processes: 16,
         output: OutputLimits {
             keep_bytes: 4096,
