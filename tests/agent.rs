@@ -13,4 +13,5 @@ mod agent {
     mod search;
     mod syscall_filter;
     mod tasks;
+    mod tool_cli;
 }
