@@ -5,6 +5,7 @@ mod agent {
     mod calculator;
     mod common;
     mod external;
+    mod hostile;
     mod prm;
     mod protocol;
     mod reward;
