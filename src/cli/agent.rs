@@ -4,7 +4,7 @@
 use super::Cli;
 use crate::agent::claims::report::check_gsm8k;
 use crate::agent::tasks::{TaskSetSpec, gsm8k};
-use crate::agent::tools::{SandboxLimits, ToolRegistry};
+use crate::agent::tools::{LimitRoute, SandboxLimits, ToolRegistry};
 use crate::trajectory::Task;
 use clap::Args;
 use serde_json::{Map, Value};
@@ -19,9 +19,32 @@ pub struct ToolArgs {
     /// The arguments as a JSON object, e.g. '{"expression": "0.1+0.2"}'.
     #[arg(default_value = "{}")]
     pub arguments: String,
-    /// How long the call may take, in milliseconds.
+    /// How long the call may take, in milliseconds; for `python` it is the sandbox's wall
+    /// clock (at most 600000, ten minutes).
     #[arg(long, default_value_t = 30_000)]
     pub timeout_ms: u64,
+}
+
+/// What `rollscope tool --help` says of the `python` sandbox, from its default limits.
+pub fn tool_help() -> String {
+    let limits = SandboxLimits::default();
+    let mib = |bytes: u64| bytes >> 20;
+    format!(
+        "The `python` tool runs each program in a fresh Linux sandbox. The program sees only \
+         read-only system files (/usr, /bin, /lib, the loader's cache) and the Python install; \
+         its one writable place is its scratch folder /sandbox ({scratch} MiB). No network, no \
+         descriptor of the caller's but stdin, stdout and stderr, a system-call filter, \
+         {cpu} CPU seconds per process, and --timeout-ms of wall clock.\n\n\
+         The whole call may hold at most {memory} GiB and {processes} processes: with a \
+         cgroup v2 of its own (memory.max, pids.max) where this machine lets rollscope make \
+         one (as root with the host's cgroup v2, or in a delegated cgroup), else with rlimits \
+         ({per_process} MiB of address space per process × {processes} processes).",
+        scratch = mib(limits.scratch_bytes),
+        cpu = limits.cpu_seconds,
+        memory = limits.memory_bytes >> 30,
+        processes = limits.processes,
+        per_process = mib(limits.process_memory(LimitRoute::Rlimits)),
+    )
 }
 
 /// Arguments of `rollscope claims`.
@@ -38,7 +61,10 @@ pub struct ClaimsArgs {
 pub fn tool(cli: &Cli, args: &ToolArgs) -> anyhow::Result<()> {
     let paths = cli.session_paths()?;
     let config = paths.load_config()?;
-    let mut registry = ToolRegistry::standard(SandboxLimits::default())?;
+    let limits = SandboxLimits::default()
+        .with_wall(Duration::from_millis(args.timeout_ms))
+        .map_err(|error| anyhow::anyhow!("--timeout-ms {}: {error}", args.timeout_ms))?;
+    let mut registry = ToolRegistry::standard(limits)?;
     registry.add_external(&config.tools, &paths.dir)?;
     let Some(name) = &args.name else {
         return list_tools(cli, &registry);

@@ -121,6 +121,7 @@ pub enum Command {
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
+    #[command(after_help = agent::tool_help())]
     Tool(agent::ToolArgs),
     /// Check the arithmetic claims of GSM8K-shaped solutions exactly.
     Claims(agent::ClaimsArgs),

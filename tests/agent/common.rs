@@ -1,5 +1,8 @@
 //! Helpers shared by the agent tests.
 
+use rollscope::agent::tools::{
+    PythonInstall, PythonTool, SandboxLimits, SandboxRun, ToolOutput, run_sandboxed,
+};
 use std::time::{Duration, Instant};
 
 /// A deadline `seconds` from now.
@@ -14,4 +17,44 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("a tokio runtime")
+}
+
+/// The `python3` on `PATH`, as the sandbox runs it.
+pub fn python() -> PythonInstall {
+    runtime()
+        .block_on(PythonInstall::discover("python3"))
+        .expect("python3 on PATH")
+}
+
+/// Runs `code` with `install` in the sandbox; returns the run and the observation the `python`
+/// tool makes of it, after checking that no process of the run's PID namespace is left.
+pub fn sandboxed(
+    install: &PythonInstall,
+    code: &str,
+    limits: &SandboxLimits,
+) -> (SandboxRun, ToolOutput) {
+    let run = runtime()
+        .block_on(run_sandboxed(install, code, limits, in_seconds(60)))
+        .expect("the sandbox can be set up on this machine");
+    if let Some(namespace) = run.pid_namespace {
+        let left = processes_in(namespace);
+        assert!(left.is_empty(), "processes left in the sandbox: {left:?}");
+    }
+    let observation = PythonTool::observe(&run.process, limits);
+    (run, observation)
+}
+
+/// Host pids whose PID namespace is `namespace`.
+pub fn processes_in(namespace: u64) -> Vec<u32> {
+    let wanted = format!("pid:[{namespace}]");
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_link(format!("/proc/{pid}/ns/pid"))
+                .is_ok_and(|link| link.to_string_lossy() == wanted)
+        })
+        .collect()
 }

@@ -1,10 +1,9 @@
 //! Hostile programs in the Python sandbox: each ends as a recorded observation within its
 //! limit, and nothing escapes (no file appears, no connection is made, no process is left).
 
-use super::common::{in_seconds, runtime};
+use super::common::{python, sandboxed};
 use rollscope::agent::tools::{
-    OutputLimits, ProcessEnd, PythonInstall, PythonTool, SandboxLimits, SandboxRun, ToolFailure,
-    ToolOutput, run_sandboxed,
+    OutputLimits, ProcessEnd, SandboxLimits, SandboxRun, ToolFailure, ToolOutput,
 };
 use std::net::TcpListener;
 use std::time::Duration;
@@ -14,7 +13,6 @@ fn limits() -> SandboxLimits {
     SandboxLimits {
         wall: Duration::from_secs(3),
         cpu_seconds: 1,
-        memory_bytes: 512 << 20,
         processes: 16,
         output: OutputLimits {
             keep_bytes: 4096,
@@ -24,37 +22,9 @@ fn limits() -> SandboxLimits {
     }
 }
 
-/// Runs `code`; returns the run and the observation the `python` tool makes of it, after
-/// checking that no process of the run's PID namespace is left.
+/// Runs `code` with the `python3` on `PATH` (see `common::sandboxed`).
 fn run(code: &str, limits: &SandboxLimits) -> (SandboxRun, ToolOutput) {
-    let runtime = runtime();
-    let install = runtime
-        .block_on(PythonInstall::discover("python3"))
-        .expect("python3 on PATH");
-    let run = runtime
-        .block_on(run_sandboxed(&install, code, limits, in_seconds(30)))
-        .expect("the sandbox can be set up on this machine");
-    if let Some(namespace) = run.pid_namespace {
-        let left = processes_in(namespace);
-        assert!(left.is_empty(), "processes left in the sandbox: {left:?}");
-    }
-    let observation = PythonTool::observe(&run.process, limits);
-    (run, observation)
-}
-
-/// Host pids whose PID namespace is `namespace`.
-fn processes_in(namespace: u64) -> Vec<u32> {
-    let wanted = format!("pid:[{namespace}]");
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_link(format!("/proc/{pid}/ns/pid"))
-                .is_ok_and(|link| link.to_string_lossy() == wanted)
-        })
-        .collect()
+    sandboxed(&python(), code, limits)
 }
 
 #[test]

@@ -20,7 +20,9 @@ pub use process::{
 };
 pub use python::PythonTool;
 pub use registry::{ToolObservation, ToolRegistry, ToolStats};
-pub use sandbox::{PythonInstall, SandboxError, SandboxLimits, SandboxRun, run_sandboxed};
+pub use sandbox::{
+    LimitRoute, PythonInstall, SandboxError, SandboxLimits, SandboxRun, WallRefused, run_sandboxed,
+};
 pub use search::SearchTool;
 
 use serde_json::{Map, Value, json};

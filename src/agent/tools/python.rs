@@ -138,7 +138,7 @@ impl Tool for PythonTool {
     }
 
     fn description(&self) -> &str {
-        "Runs a Python 3 program in an isolated sandbox (no network, no files outside its own scratch folder, limited time and memory) and returns what it printed."
+        "Runs a Python 3 program in an isolated sandbox and returns what it printed. The program sees only read-only system files and the Python install; its one writable place is its scratch folder /sandbox (the working directory). No network; limited time, memory and processes."
     }
 
     fn parameters(&self) -> &Value {

@@ -1,10 +1,13 @@
-//! What the sandboxed child does between `fork` and `exec`: new namespaces, a minimal
-//! read-only root, two more forks into the new PID namespace (see `keepers`), an
-//! unprivileged uid, and resource limits.
+//! What the sandboxed child does between `fork` and `exec`: it joins the call's cgroup (where
+//! there is one), makes new namespaces and a minimal read-only root, forks twice into the new
+//! PID namespace (see `keepers`), takes an unprivileged uid, and in the program's process
+//! sets the resource limits, marks every descriptor but the standard three close-on-exec,
+//! and installs the system-call filter, last.
 //!
 //! Everything here runs in a forked copy of a multi-threaded process, so it only makes
 //! system calls on data prepared before the fork: no allocation, no locks.
 
+use super::filter::SyscallFilter;
 use super::keepers;
 use super::syscall::check;
 use std::ffi::CString;
@@ -25,8 +28,8 @@ pub enum Step {
         /// Where the link is made.
         link: CString,
     },
-    /// Bind-mount `source` on `target` (a directory, or a file made empty first), then
-    /// remount it with `flags` (read-only unless `writable`).
+    /// Bind-mount `source` on `target` (a directory, or a file made empty first), with every
+    /// mount below it, then give them all `attributes`.
     Bind {
         /// The host path.
         source: CString,
@@ -34,8 +37,8 @@ pub enum Step {
         target: CString,
         /// Whether `target` is a file rather than a directory.
         file: bool,
-        /// Mount flags the bind is remounted with.
-        flags: libc::c_ulong,
+        /// `MOUNT_ATTR_*` bits set on the bind and every mount below it.
+        attributes: u64,
     },
     /// Mount a fresh tmpfs with these options.
     Tmpfs {
@@ -69,10 +72,12 @@ pub struct ChildPlan {
     pub privileged: bool,
     /// The first uid of the range unique uids are drawn from (privileged route).
     pub uid_base: u32,
-    /// Limits set in the final child.
+    /// The call's cgroup's `cgroup.procs`, joined first (none on the rlimit route).
+    pub cgroup_procs: Option<CString>,
+    /// Limits set in the program's process.
     pub limits: Vec<Rlimit>,
-    /// The process limit, set only where it binds (privileged route, unique uid).
-    pub process_limit: u64,
+    /// The system-call filter installed last.
+    pub filter: SyscallFilter,
     /// Fixed strings: `tmpfs`, `/`, `.`, the proc files.
     pub names: Names,
 }
@@ -119,6 +124,9 @@ pub fn enter(plan: &ChildPlan) -> io::Result<()> {
     // parent built before forking; nothing allocates or takes a lock.
     unsafe {
         let unique_uid = plan.uid_base.saturating_add(libc::getpid().unsigned_abs());
+        if let Some(procs) = &plan.cgroup_procs {
+            write_file(procs, b"0")?;
+        }
         // If the thread that started the run goes, the run goes with it.
         check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0))?;
         set_limit(libc::RLIMIT_CORE, 0, 0)?;
@@ -141,11 +149,15 @@ pub fn enter(plan: &ChildPlan) -> io::Result<()> {
         for &(resource, soft, hard) in &plan.limits {
             set_limit(resource, soft, hard)?;
         }
-        if route == Route::Privileged {
-            set_limit(libc::RLIMIT_NPROC, plan.process_limit, plan.process_limit)?;
-        }
+        // Whatever the caller left open without close-on-exec must not reach the program.
+        check(libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        ) as libc::c_int)?;
     }
-    Ok(())
+    plan.filter.install()
 }
 
 unsafe fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> io::Result<()> {
@@ -261,7 +273,7 @@ unsafe fn run_step(step: &Step, names: &Names) -> io::Result<()> {
                 source,
                 target,
                 file,
-                flags,
+                attributes,
             } => {
                 if *file {
                     write_file(target, b"")?;
@@ -273,13 +285,7 @@ unsafe fn run_step(step: &Step, names: &Names) -> io::Result<()> {
                     libc::MS_BIND | libc::MS_REC,
                     ptr::null(),
                 ))?;
-                check(libc::mount(
-                    none,
-                    target.as_ptr(),
-                    none,
-                    libc::MS_BIND | libc::MS_REMOUNT | flags,
-                    ptr::null(),
-                ))
+                set_attributes(target, *attributes)
             }
             Step::Tmpfs { target, options } => check(libc::mount(
                 names.tmpfs.as_ptr(),
@@ -290,4 +296,35 @@ unsafe fn run_step(step: &Step, names: &Names) -> io::Result<()> {
             )),
         }
     }
+}
+
+/// `struct mount_attr` of `mount_setattr` (linux/mount.h).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// Sets `attributes` on the mount at `target` and every mount below it (`MS_REMOUNT` would
+/// leave those below as they were).
+unsafe fn set_attributes(target: &CString, attributes: u64) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: attributes,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: `target` is a valid C string and `attr` a valid mount_attr of the size given.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            libc::AT_RECURSIVE,
+            &raw const attr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    } as libc::c_int)
 }
