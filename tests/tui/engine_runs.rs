@@ -93,7 +93,9 @@ fn changed(update: &Update, check: impl Fn(&RunProgress) -> bool) -> Option<RunP
 fn a_launched_run_pauses_resumes_stops_and_resumes_to_the_end() {
     let (_root, paths, store) = session(true);
     let (engine, updates) = engine(&paths, Arc::clone(&store));
-    let total = 4;
+    // Enough steps that both pauses land before the last one, however loaded the machine
+    // (a pause asked for during the last step finds the run done).
+    let total = 8;
     assert!(engine.send(Command::LaunchRun(Box::new(tiny_config(total)))));
     let started = wait_for(&updates, |u| changed(u, |p| p.status == RunStatus::Running));
     let run = started.run.clone();
