@@ -1,5 +1,8 @@
 //! The `rollscope` binary on real files: import, list, show, label, export, delete, compact.
 
+#[path = "cli/config_errors.rs"]
+mod config_errors;
+
 use assert_cmd::Command;
 use rollscope::synthetic::{self, SyntheticSpec};
 use std::io::Write;
