@@ -2,6 +2,8 @@
 
 #[path = "cli/config_errors.rs"]
 mod config_errors;
+#[path = "cli/tool_names.rs"]
+mod tool_names;
 
 use assert_cmd::Command;
 use rollscope::synthetic::{self, SyntheticSpec};

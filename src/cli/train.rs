@@ -202,6 +202,11 @@ fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
 /// `rollscope eval`.
 pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
     let context = run_context(cli, &args.runtime)?;
+    context
+        .environment
+        .tools
+        .check_names(&args.tools)
+        .context("--tools")?;
     let dir = super::model::policy_dir(cli, args.model.as_deref(), Some(&context.store))?;
     let model = load_model(&dir, &args.runtime)?;
     let job = EvalJob {
