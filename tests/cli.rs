@@ -2,6 +2,8 @@
 
 #[path = "cli/config_errors.rs"]
 mod config_errors;
+#[path = "cli/pipes.rs"]
+mod pipes;
 #[path = "cli/tool_names.rs"]
 mod tool_names;
 
