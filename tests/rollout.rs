@@ -3,6 +3,8 @@
 
 #[path = "rollout/scripted.rs"]
 mod scripted;
+#[path = "rollout/serve.rs"]
+mod serve_api;
 #[path = "rollout/tool_limit.rs"]
 mod tool_limit;
 
@@ -297,4 +299,10 @@ fn max_concurrent_tools_bounds_the_calls_running_at_once() {
         "without a limit the calls of many episodes run together: {}",
         probe.most()
     );
+}
+
+#[test]
+fn the_server_streams_gives_n_choices_and_honours_stop_strings() {
+    let (_dir, model) = embedded();
+    serve_api::streams_n_choices_and_stop_strings(&model);
 }

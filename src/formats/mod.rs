@@ -6,6 +6,7 @@
 
 mod chat;
 pub mod chat_api;
+pub mod chat_stream;
 mod context;
 mod detect;
 mod document;

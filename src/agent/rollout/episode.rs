@@ -216,7 +216,7 @@ pub async fn run(
                 state.stop = Some(StopReason::MaxContext);
                 break;
             }
-            TurnFinish::EndOfTurn => {}
+            TurnFinish::EndOfTurn | TurnFinish::Stopped => {}
         }
         if turn.calls.is_empty() {
             state.stop = Some(StopReason::Answered);
