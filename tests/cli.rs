@@ -8,6 +8,8 @@ mod pipes;
 mod tool_call_ids;
 #[path = "cli/tool_names.rs"]
 mod tool_names;
+#[path = "cli/watch_trl.rs"]
+mod watch_trl;
 
 use assert_cmd::Command;
 use rollscope::synthetic::{self, SyntheticSpec};
