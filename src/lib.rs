@@ -10,16 +10,16 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`trajectory`], [`text`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names. Plain serde types; no I/O. `text` holds string helpers. |
+//! | [`trajectory`], [`text`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names. Plain serde types; no I/O. `text` holds string helpers (escaping, "did you mean"). `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
 //! | [`store`] | The session store: trajectories, tasks, labels, runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction. |
-//! | [`formats`] | Reading and writing other tools' files (17 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, PRM800K, …), detection by content, metrics logs of other stacks. |
+//! | [`formats`] | Reading and writing other tools' files (17 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, PRM800K, …), detection by content, metrics logs of other stacks and following them as they grow or are rewritten ([`formats::MetricsFollower`]), the chat-completions wire format (streamed chunks included). |
 //! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model. The only module that knows candle's `Device`, besides [`train`]. |
 //! | [`synthetic`] | Generated GRPO-shaped rollouts for demos and benchmarks. |
-//! | [`agent`] | The environment: task sets, tools (calculator, sandboxed Python, search, external commands), the multi-turn rollout loop over a local or HTTP policy, outcome rewards, rule and Monte-Carlo process scores, the OpenAI-compatible server. |
+//! | [`agent`] | The environment: task sets, tools (calculator, sandboxed Python, search, external commands), the multi-turn rollout loop over a local or HTTP policy, outcome rewards, rule and Monte-Carlo process scores, the OpenAI-compatible server (streaming, `n`, `stop`). |
 //! | [`train`] | The trainer: masked SFT, the GRPO objective and advantages, AdamW, LoRA, checkpoints, metrics rows. |
 //! | [`ingest`] | Imports: a file's items into the store, in batches. |
 //! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, rejection-sampling selection and exports with manifests. |
-//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), evaluation, rollout jobs, the main job's cold start, and [`run::policy`], the one rule for which model folder a command uses. |
+//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start, and [`run::policy`], the one rule for which model folder a command uses. |
 //! | [`bench`] | Measured speed and memory (store, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
 //! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs. |
 //! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::terminal` wires the terminal, the keymap and the engine. |
@@ -69,6 +69,7 @@
 pub mod agent;
 pub mod bench;
 pub mod cli;
+pub mod config_file;
 pub mod curate;
 pub mod engine;
 pub mod formats;

@@ -121,7 +121,8 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
-    /// Reads a config file; a missing file gives the defaults, a bad one names the field.
+    /// Reads a config file; a missing file gives the defaults, a bad one names the line and
+    /// the key (with the one probably meant).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
@@ -132,7 +133,10 @@ impl SessionConfig {
                 return Err(error).with_context(|| format!("cannot read {}", path.display()));
             }
         };
-        toml::from_str(&text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))
+        Ok(crate::config_file::from_toml(
+            &text,
+            &path.display().to_string(),
+        )?)
     }
 }
 
@@ -188,9 +192,16 @@ weight = 0.5
     #[test]
     fn a_misspelt_tool_field_is_named() {
         let text = "[[tools]]\nname = \"x\"\ncommand = \"cat\"\ntimeout = 5\n";
-        let error = toml::from_str::<SessionConfig>(text)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("timeout"), "{error}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.toml");
+        std::fs::write(&path, text).unwrap();
+        let error = SessionConfig::load(&path).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            format!(
+                "{}:4: unknown key `timeout` in [[tools]] (entry 1); did you mean `timeout_ms`?",
+                path.display()
+            )
+        );
     }
 }

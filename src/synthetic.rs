@@ -95,12 +95,17 @@ pub fn trajectory(index: u64, spec: &SyntheticSpec) -> Trajectory {
             truth
         };
         let mut action = Message::assistant(format!("Step {turn}: I combine the quantities."));
-        action.tool_calls.push(ToolCall::new(
-            "calculator",
-            format!(r#"{{"expression": "{} + {}"}}"#, shown - 17, 17),
-        ));
+        let id = format!("call_{turn}_0");
+        action.tool_calls.push(ToolCall {
+            id: Some(id.clone()),
+            ..ToolCall::new(
+                "calculator",
+                format!(r#"{{"expression": "{} + {}"}}"#, shown - 17, 17),
+            )
+        });
         messages.push(action);
         let mut observation = Message::tool(shown.to_string());
+        observation.tool_call_id = Some(id);
         observation.name = Some("calculator".into());
         observation.latency_ms = Some(rng.random_range(0.2..5.0));
         messages.push(observation);

@@ -1,5 +1,5 @@
-//! Making untrusted text safe to show: tool output may hold ANSI escapes or control bytes
-//! that must never reach the terminal.
+//! String helpers: making untrusted text safe to show (tool output may hold ANSI escapes or
+//! control bytes that must never reach the terminal), and the name a misspelt one meant.
 
 use std::borrow::Cow;
 
@@ -34,9 +34,87 @@ pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// Edits (insertions, deletions, substitutions, swaps of neighbours) from `a` to `b`.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut before: Vec<usize> = Vec::new();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut current = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            current[j] = (previous[j] + 1)
+                .min(current[j - 1] + 1)
+                .min(previous[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                current[j] = current[j].min(before[j - 2] + 1);
+            }
+        }
+        before = std::mem::replace(&mut previous, current);
+    }
+    previous[b.len()]
+}
+
+/// The name among `known` that `word` (three characters at least) most likely meant: one a
+/// single edit away, else one that contains it, else one it contains, else the nearest
+/// within a third of its length in edits.
+pub fn nearest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
+    let nearest_within = |limit: usize| {
+        known
+            .iter()
+            .map(|name| (edit_distance(word, name), *name))
+            .filter(|(distance, _)| *distance <= limit)
+            .min_by_key(|(distance, _)| *distance)
+            .map(|(_, name)| name)
+    };
+    let lower = word.to_lowercase();
+    let long = lower.chars().count() >= 3;
+    let containing = |outer: bool| {
+        known.iter().copied().find(|name| {
+            let name = name.to_lowercase();
+            long && name.len() >= 3
+                && if outer {
+                    name.contains(&lower)
+                } else {
+                    lower.contains(&name)
+                }
+        })
+    };
+    long.then(|| nearest_within(1))
+        .flatten()
+        .or_else(|| containing(true))
+        .or_else(|| containing(false))
+        .or_else(|| nearest_within(word.chars().count() / 3))
+}
+
+/// What to tell someone who wrote `word` where only `known` names are allowed: `did you mean
+/// `x`?` when one is near, else the list of them.
+pub fn suggestion(word: &str, known: &[&str]) -> String {
+    match nearest(word, known) {
+        Some(name) => format!("did you mean `{name}`?"),
+        None if known.is_empty() => "this table takes no other keys".to_string(),
+        None => format!("use one of {}", known.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn misspellings_find_the_name_meant() {
+        assert_eq!(edit_distance("learnig_rate", "learning_rate"), 1);
+        assert_eq!(edit_distance("teh", "the"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        let known = ["learning_rate", "schedule", "lora", "use_rslora"];
+        assert_eq!(nearest("learnig_rate", &known), Some("learning_rate"));
+        assert_eq!(nearest("rslora", &known), Some("use_rslora"));
+        assert_eq!(nearest("zzz", &known), None);
+        assert_eq!(nearest("lr", &known), None);
+        assert_eq!(suggestion("shedule", &known), "did you mean `schedule`?");
+        assert_eq!(suggestion("x", &["a", "b"]), "use one of a, b");
+    }
 
     #[test]
     fn escapes_become_visible_symbols() {

@@ -1,5 +1,16 @@
 //! The `rollscope` binary on real files: import, list, show, label, export, delete, compact.
 
+#[path = "cli/config_errors.rs"]
+mod config_errors;
+#[path = "cli/pipes.rs"]
+mod pipes;
+#[path = "cli/tool_call_ids.rs"]
+mod tool_call_ids;
+#[path = "cli/tool_names.rs"]
+mod tool_names;
+#[path = "cli/watch_trl.rs"]
+mod watch_trl;
+
 use assert_cmd::Command;
 use rollscope::synthetic::{self, SyntheticSpec};
 use std::io::Write;

@@ -3,6 +3,8 @@
 
 #[path = "rollout/scripted.rs"]
 mod scripted;
+#[path = "rollout/serve.rs"]
+mod serve_api;
 #[path = "rollout/tool_limit.rs"]
 mod tool_limit;
 
@@ -297,4 +299,50 @@ fn max_concurrent_tools_bounds_the_calls_running_at_once() {
         "without a limit the calls of many episodes run together: {}",
         probe.most()
     );
+}
+
+#[test]
+fn the_server_streams_gives_n_choices_and_honours_stop_strings() {
+    let (_dir, model) = embedded();
+    serve_api::streams_n_choices_and_stop_strings(&model);
+}
+
+#[test]
+fn every_tool_call_of_the_loop_has_a_stable_id_that_its_result_names() {
+    let mut first = scripted::run_scripts();
+    let mut again = scripted::run_scripts();
+    first.sort_by(|a, b| a.0.cmp(&b.0));
+    again.sort_by(|a, b| a.0.cmp(&b.0));
+    let ids = |trajectory: &Trajectory| -> Vec<String> {
+        trajectory
+            .messages
+            .iter()
+            .flat_map(|m| &m.tool_calls)
+            .map(|call| call.id.clone().expect("every call has an id"))
+            .collect()
+    };
+    for ((name, trajectory), (_, rerun)) in first.iter().zip(&again) {
+        let calls = ids(trajectory);
+        let unique: std::collections::BTreeSet<_> = calls.iter().collect();
+        assert_eq!(
+            unique.len(),
+            calls.len(),
+            "{name}: ids are unique: {calls:?}"
+        );
+        assert!(
+            calls.iter().all(|id| id.starts_with("call_")),
+            "{name}: {calls:?}"
+        );
+        assert_eq!(calls, ids(rerun), "{name}: a rerun gives the same ids");
+        for message in trajectory.messages.iter().filter(|m| m.role == Role::Tool) {
+            let answered = message
+                .tool_call_id
+                .as_ref()
+                .expect("a result names its call");
+            assert!(
+                calls.contains(answered),
+                "{name}: {answered} answers no call"
+            );
+        }
+    }
 }

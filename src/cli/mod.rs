@@ -17,7 +17,6 @@ mod rollout;
 mod run_progress;
 mod score;
 mod serve;
-mod sweep;
 mod train;
 mod tui;
 mod watch;

@@ -6,7 +6,8 @@ use super::model::{RuntimeArgs, load_model};
 use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::run::{JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, run_rollout_job};
-use clap::Args;
+use anyhow::Context;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::Path;
 
@@ -33,9 +34,9 @@ pub struct RolloutArgs {
     /// Tools to offer, comma-separated (default: the tools each task offers).
     #[arg(long, value_delimiter = ',')]
     pub tools: Vec<String>,
-    /// Process scores to compute: rule, mc (Monte-Carlo), comma-separated.
+    /// Process scores to compute, comma-separated: rule, mc (Monte-Carlo), or none.
     #[arg(long, value_delimiter = ',', default_value = "rule")]
-    pub prm: Vec<String>,
+    pub prm: Vec<PrmKind>,
     /// Continuations per step for Monte-Carlo process scores.
     #[arg(long, default_value_t = 4)]
     pub mc_samples: usize,
@@ -56,9 +57,25 @@ pub struct RolloutArgs {
     pub runtime: RuntimeArgs,
 }
 
+/// A kind of process score `--prm` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PrmKind {
+    /// The rule checker on every step.
+    Rule,
+    /// Monte-Carlo continuations from every step (`--mc-samples` of them).
+    Mc,
+    /// No process scores.
+    None,
+}
+
 /// `rollscope rollout`.
 pub fn rollout(cli: &Cli, args: &RolloutArgs) -> anyhow::Result<()> {
     let context = super::train::run_context(cli, &args.runtime)?;
+    context
+        .environment
+        .tools
+        .check_names(&args.tools)
+        .context("--tools")?;
     let job = RolloutJob {
         tasks: args.tasks.clone(),
         n: args.n,
@@ -69,8 +86,8 @@ pub fn rollout(cli: &Cli, args: &RolloutArgs) -> anyhow::Result<()> {
             temperature: args.temperature,
             seed: args.seed,
             tools: args.tools.clone(),
-            prm_rule: args.prm.iter().any(|p| p == "rule"),
-            prm_monte_carlo: if args.prm.iter().any(|p| p == "mc") {
+            prm_rule: args.prm.contains(&PrmKind::Rule),
+            prm_monte_carlo: if args.prm.contains(&PrmKind::Mc) {
                 args.mc_samples
             } else {
                 0

@@ -4,11 +4,10 @@
 use super::Cli;
 use super::model::{RuntimeArgs, load_model};
 use super::run_progress::CliProgress;
-use super::sweep::{Sweep, apply_overrides};
 use crate::agent::tasks::TaskSetSpec;
 use crate::run::{
-    EvalJob, EvalJobOutcome, RunConfig, RunContext, RunControl, RunOutcome, SFT_PRESET, SftSource,
-    evaluate_model, resume_grpo, resume_sft, train_grpo, train_sft,
+    ConfigSource, EvalJob, EvalJobOutcome, RunContext, RunControl, RunOutcome, SFT_PRESET,
+    SftSource, evaluate_model, resume_grpo, resume_sft, run_configs, train_grpo, train_sft,
 };
 use crate::trajectory::{RunKind, RunStatus};
 use anyhow::Context;
@@ -83,8 +82,8 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
         TrainCommand::Sft(args) => (RunKind::Sft, args),
         TrainCommand::Grpo(args) => (RunKind::Grpo, args),
     };
-    let context = run_context(cli, &args.runtime)?;
     if let Some(run) = &args.resume {
+        let context = run_context(cli, &args.runtime)?;
         let mut progress = CliProgress::new(cli.json);
         let outcome = match kind {
             RunKind::Sft => resume_sft(&context, run, &mut |e| progress.on_event(e)),
@@ -115,15 +114,16 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
             export.display()
         );
     }
-    let base =
-        apply_overrides(&text, &args.set).with_context(|| format!("in {}", path.display()))?;
-    let sweep = Sweep::parse(&args.sweep)?;
+    let origin = path.display().to_string();
+    let configs = run_configs(&ConfigSource {
+        origin: &origin,
+        text: &text,
+        sets: &args.set,
+        sweeps: &args.sweep,
+    })?;
+    let context = run_context(cli, &args.runtime)?;
     let mut outcomes = Vec::new();
-    for point in sweep.points() {
-        let mut config = point
-            .apply(&base)
-            .and_then(|value| RunConfig::parse(&toml::to_string(&value)?))
-            .with_context(|| format!("in {}", path.display()))?;
+    for (point, mut config) in configs {
         if let Some(export) = &args.from {
             config.sft.source = SftSource::File(export.clone());
         }
@@ -202,6 +202,11 @@ fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
 /// `rollscope eval`.
 pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
     let context = run_context(cli, &args.runtime)?;
+    context
+        .environment
+        .tools
+        .check_names(&args.tools)
+        .context("--tools")?;
     let dir = super::model::policy_dir(cli, args.model.as_deref(), Some(&context.store))?;
     let model = load_model(&dir, &args.runtime)?;
     let job = EvalJob {

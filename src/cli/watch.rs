@@ -1,12 +1,12 @@
-//! `rollscope watch`: follow a run's metrics file, ours or another stack's, read-only.
+//! `rollscope watch`: follow a run's metrics file, ours or another stack's, read-only; the
+//! following is `formats::MetricsFollower`'s, the printing is here.
 
 use super::Cli;
-use crate::formats::{self, MetricsRead};
+use crate::formats::{MetricsFollower, Problem};
 use crate::trajectory::MetricsRow;
 use crate::trajectory::metric;
 use anyhow::Context;
 use clap::Args;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -54,33 +54,27 @@ pub fn watch(cli: &Cli, args: &WatchArgs) -> anyhow::Result<()> {
         || "external".to_string(),
         |name| name.to_string_lossy().into_owned(),
     );
-    let whole_file = path.extension().is_some_and(|ext| ext == "json");
-    let text = std::fs::read_to_string(&path)
+    let mut follower = MetricsFollower::new(&path, &run);
+    let initial = follower
+        .poll()
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let complete_len = if whole_file {
-        text.len()
-    } else {
-        text.rfind('\n').map_or(0, |end| end + 1)
-    };
-    let initial = formats::parse_metrics(&text[..complete_len], &path, &run);
-    for problem in &initial.problems {
-        eprintln!("warning: {problem}");
-    }
+    warn(&initial.problems);
     let columns = if args.metrics.is_empty() {
         default_columns(&initial.rows)
     } else {
         args.metrics.clone()
     };
-    let mut printer = Printer {
+    let printer = Printer {
         columns,
         json: cli.json,
-        last_step: None,
     };
     if !cli.json {
         eprintln!(
             "{} · {} · {} rows{}",
             path.display(),
-            initial.source.map_or("no rows yet", |source| source.name()),
+            follower
+                .source()
+                .map_or("no rows yet", |source| source.name()),
             initial.rows.len(),
             if args.once {
                 ""
@@ -94,40 +88,26 @@ pub fn watch(cli: &Cli, args: &WatchArgs) -> anyhow::Result<()> {
     if args.once {
         return Ok(());
     }
-    let mut offset = complete_len as u64;
-    let mut line = text[..complete_len].lines().count() as u64 + 1;
-    let mut partial = String::new();
     loop {
         std::thread::sleep(Duration::from_secs_f64(args.every.max(0.05)));
-        let len = std::fs::metadata(&path)
-            .map(|meta| meta.len())
-            .unwrap_or(offset);
-        if len == offset {
-            continue;
-        }
-        if whole_file || len < offset {
-            let read = formats::read_metrics(&path, &run)?;
-            printer.rows(&read.rows);
-            offset = len;
-            continue;
-        }
-        let mut file = std::fs::File::open(&path)?;
-        file.seek(SeekFrom::Start(offset))?;
-        let mut added = String::new();
-        file.read_to_string(&mut added)?;
-        offset = len;
-        partial.push_str(&added);
-        let Some(end) = partial.rfind('\n') else {
-            continue;
+        let update = match follower.poll() {
+            Ok(update) => update,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            }
         };
-        let complete: String = partial.drain(..=end).collect();
-        let mut read = MetricsRead::default();
-        formats::read_metrics_lines(&complete, &path, &run, line, &mut read);
-        line += complete.lines().count() as u64;
-        for problem in &read.problems {
-            eprintln!("warning: {problem}");
+        if update.rewritten {
+            eprintln!("{} was rewritten: its rows again", path.display());
         }
-        printer.rows(&read.rows);
+        warn(&update.problems);
+        printer.rows(&update.rows);
+    }
+}
+
+fn warn(problems: &[Problem]) {
+    for problem in problems {
+        eprintln!("warning: {problem}");
     }
 }
 
@@ -170,7 +150,6 @@ fn default_columns(rows: &[MetricsRow]) -> Vec<String> {
 struct Printer {
     columns: Vec<String>,
     json: bool,
-    last_step: Option<u64>,
 }
 
 impl Printer {
@@ -183,12 +162,8 @@ impl Printer {
         println!("{:>6} {}", "step", names.join(" "));
     }
 
-    fn rows(&mut self, rows: &[MetricsRow]) {
+    fn rows(&self, rows: &[MetricsRow]) {
         for row in rows {
-            if self.last_step.is_some_and(|last| row.step <= last) {
-                continue;
-            }
-            self.last_step = Some(row.step);
             if self.json {
                 println!("{}", serde_json::to_string(row).unwrap_or_default());
                 continue;

@@ -7,7 +7,7 @@ use crate::trajectory::Message;
 use serde_json::{Map, Value, json};
 
 /// A chat-completions request, as far as a policy needs it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ChatRequest {
     /// The model name asked for.
     pub model: String,
@@ -27,6 +27,37 @@ pub struct ChatRequest {
     pub seed: Option<u64>,
     /// Whether per-token log-probs are wanted.
     pub logprobs: bool,
+    /// Choices to generate (default 1).
+    pub n: usize,
+    /// Strings that end the reply where they first appear (they are not part of it).
+    pub stop: Vec<String>,
+    /// Whether the reply streams as server-sent events of `chat.completion.chunk`s.
+    pub stream: bool,
+    /// Whether a streamed reply ends with a chunk that reports the token usage.
+    pub stream_usage: bool,
+}
+
+/// The most choices one request may ask for.
+pub const MAX_CHOICES: usize = 16;
+
+impl Default for ChatRequest {
+    fn default() -> Self {
+        Self {
+            model: String::new(),
+            messages: Vec::new(),
+            tools: Vec::new(),
+            temperature: None,
+            top_p: None,
+            top_k: None,
+            max_tokens: None,
+            seed: None,
+            logprobs: false,
+            n: 1,
+            stop: Vec::new(),
+            stream: false,
+            stream_usage: false,
+        }
+    }
 }
 
 /// The request body for a conversation (arguments written as JSON strings, as the API wants).
@@ -57,6 +88,18 @@ pub fn request_body(request: &ChatRequest) -> Value {
     if request.logprobs {
         body.insert("logprobs".into(), json!(true));
     }
+    if request.n > 1 {
+        body.insert("n".into(), json!(request.n));
+    }
+    if !request.stop.is_empty() {
+        body.insert("stop".into(), json!(request.stop));
+    }
+    if request.stream {
+        body.insert("stream".into(), json!(true));
+        if request.stream_usage {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+    }
     Value::Object(body)
 }
 
@@ -86,7 +129,28 @@ pub fn read_request(body: Value) -> Result<ChatRequest, String> {
                 .ok_or_else(|| format!("`{name}` must be a whole number")),
         }
     };
+    let flag = |value: Option<&Value>, name: &str| -> Result<bool, String> {
+        match value {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(flag)) => Ok(*flag),
+            Some(_) => Err(format!("`{name}` must be true or false")),
+        }
+    };
+    let n = whole(&body, "n")?.unwrap_or(1) as usize;
+    if !(1..=MAX_CHOICES).contains(&n) {
+        return Err(format!(
+            "`n` must be a whole number from 1 to {MAX_CHOICES}"
+        ));
+    }
     Ok(ChatRequest {
+        n,
+        stop: stop_strings(body.get("stop"))?,
+        stream: flag(body.get("stream"), "stream")?,
+        stream_usage: flag(
+            body.get("stream_options")
+                .and_then(|options| options.get("include_usage")),
+            "stream_options.include_usage",
+        )?,
         model: body
             .get("model")
             .and_then(Value::as_str)
@@ -109,6 +173,24 @@ pub fn read_request(body: Value) -> Result<ChatRequest, String> {
             .and_then(Value::as_bool)
             .unwrap_or(false),
     })
+}
+
+/// `stop`: nothing, one string, or a list of strings (empty strings are dropped).
+fn stop_strings(value: Option<&Value>) -> Result<Vec<String>, String> {
+    let strings = match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(text)) => vec![text.clone()],
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| "`stop` must be a string or a list of strings".to_string())?,
+        Some(_) => return Err("`stop` must be a string or a list of strings".into()),
+    };
+    Ok(strings
+        .into_iter()
+        .filter(|text| !text.is_empty())
+        .collect())
 }
 
 /// One choice of a completion.
@@ -183,34 +265,52 @@ pub struct ResponseInfo {
     pub completion_tokens: usize,
 }
 
-/// A response body with one choice (what `rollscope serve` writes).
-pub fn response_body(completion: &Completion, info: &ResponseInfo, with_logprobs: bool) -> Value {
-    let logprobs = if with_logprobs {
-        let content: Vec<Value> = completion
-            .logprobs
-            .iter()
-            .map(|logprob| json!({"logprob": logprob}))
-            .collect();
-        json!({"content": content})
-    } else {
-        Value::Null
-    };
+/// A response body with a choice per completion, in order (what `rollscope serve` writes).
+pub fn response_body(
+    completions: &[Completion],
+    info: &ResponseInfo,
+    with_logprobs: bool,
+) -> Value {
+    let choices: Vec<Value> = completions
+        .iter()
+        .enumerate()
+        .map(|(index, completion)| {
+            json!({
+                "index": index,
+                "message": write_message(&completion.message, false, ToolArguments::String),
+                "finish_reason": completion.finish_reason,
+                "logprobs": logprobs_of(completion, with_logprobs),
+            })
+        })
+        .collect();
     json!({
         "id": info.id,
         "object": "chat.completion",
         "created": info.created,
         "model": info.model,
-        "choices": [{
-            "index": 0,
-            "message": write_message(&completion.message, false, ToolArguments::String),
-            "finish_reason": completion.finish_reason,
-            "logprobs": logprobs,
-        }],
-        "usage": {
-            "prompt_tokens": info.prompt_tokens,
-            "completion_tokens": info.completion_tokens,
-            "total_tokens": info.prompt_tokens + info.completion_tokens,
-        },
+        "choices": choices,
+        "usage": usage(info),
+    })
+}
+
+fn logprobs_of(completion: &Completion, with_logprobs: bool) -> Value {
+    if !with_logprobs {
+        return Value::Null;
+    }
+    let content: Vec<Value> = completion
+        .logprobs
+        .iter()
+        .map(|logprob| json!({"logprob": logprob}))
+        .collect();
+    json!({"content": content})
+}
+
+/// The `usage` object of a response.
+pub(super) fn usage(info: &ResponseInfo) -> Value {
+    json!({
+        "prompt_tokens": info.prompt_tokens,
+        "completion_tokens": info.completion_tokens,
+        "total_tokens": info.prompt_tokens + info.completion_tokens,
     })
 }
 
@@ -238,6 +338,10 @@ mod tests {
             max_tokens: Some(64),
             seed: Some(3),
             logprobs: true,
+            n: 2,
+            stop: vec!["\n\n".into()],
+            stream: true,
+            stream_usage: true,
             ..ChatRequest::default()
         };
         let body = request_body(&request);
@@ -256,7 +360,12 @@ mod tests {
             completion_tokens: 2,
             ..ResponseInfo::default()
         };
-        let back = read_response(response_body(&completion, &info, true)).unwrap();
+        let back = read_response(response_body(
+            std::slice::from_ref(&completion),
+            &info,
+            true,
+        ))
+        .unwrap();
         assert_eq!(back, completion);
     }
 

@@ -6,10 +6,12 @@
 
 mod chat;
 pub mod chat_api;
+pub mod chat_stream;
 mod context;
 mod detect;
 mod document;
 mod fields;
+mod follow;
 mod gsm8k;
 mod inspect;
 mod inspect_eval;
@@ -33,9 +35,8 @@ mod trl_stepwise;
 mod verl;
 
 pub use detect::detect;
-pub use metrics::{
-    MetricsRead, MetricsSource, parse_metrics, read_lines as read_metrics_lines, read_metrics,
-};
+pub use follow::{MetricsFollower, MetricsUpdate};
+pub use metrics::{MetricsRead, MetricsSource, parse_metrics, read_metrics};
 pub use options::{ExportOptions, ToolArguments};
 
 use crate::trajectory::{Task, Trajectory};

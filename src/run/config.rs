@@ -1,9 +1,10 @@
 //! Run configs: the TOML files `rollscope train sft|grpo --config FILE` reads. Every key has
-//! a default, so a config names only what it changes; an unknown key is an error that names
-//! the file, the line and the key.
+//! a default, so a config names only what it changes; an unknown key, in any table, is an
+//! error that names the file, the line, the table and the key probably meant.
 
 use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
+use crate::config_file::from_toml;
 use crate::train::advantage::AdvantageScale;
 use crate::train::{GrpoConfig, TrainerConfig};
 use anyhow::Context;
@@ -240,13 +241,18 @@ impl RunConfig {
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the run config {}", path.display()))?;
-        Self::parse(&text).with_context(|| format!("in {}", path.display()))
+        Self::read(&text, &path.display().to_string())
     }
 
-    /// Parses config text.
+    /// Parses config text (a preset's); errors name `the run config` and the line.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        let config: Self = toml::from_str(text).map_err(|error| anyhow::anyhow!("{error}"))?;
-        config.validate()?;
+        Self::read(text, "the run config")
+    }
+
+    /// Parses config text read from `origin`, every key checked, and validates it.
+    pub fn read(text: &str, origin: &str) -> anyhow::Result<Self> {
+        let config: Self = from_toml(text, origin)?;
+        config.validate().with_context(|| origin.to_string())?;
         Ok(config)
     }
 
@@ -298,5 +304,35 @@ impl RunConfig {
     /// The config as TOML (what a run records beside its checkpoints).
     pub fn to_toml(&self) -> anyhow::Result<String> {
         Ok(toml::to_string_pretty(self)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::LoraConfig;
+    use crate::train::schedule::LrSchedule;
+
+    #[test]
+    fn a_recorded_config_reads_back_with_every_key_checked() {
+        let mut config = RunConfig::parse(crate::run::GRPO_PRESET).unwrap();
+        config.trainer.lora = Some(LoraConfig {
+            rank: 4,
+            alpha: 8.0,
+            target_modules: vec!["q_proj".into()],
+            use_rslora: true,
+        });
+        config.trainer.schedule = LrSchedule::warmup_then_decay(100);
+        config.grpo.overlong_reward = Some(-1.0);
+        config.sft.source = SftSource::File("export.jsonl".into());
+        let back = RunConfig::read(&config.to_toml().unwrap(), "config.toml").unwrap();
+        assert_eq!(back, config);
+        let error = RunConfig::read("[trainer.schedule]\nkind = \"constant\"\nsteps = 3\n", "c")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("c:3: unknown key `steps` in [trainer.schedule]"),
+            "{error}"
+        );
     }
 }

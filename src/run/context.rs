@@ -1,12 +1,13 @@
 //! What a run works with, built in one place for the CLI, the TUI's engine and tests.
 
-use super::RunControl;
+use super::{RunConfig, RunControl};
 use crate::agent::rollout::Environment;
 use crate::agent::tools::{SandboxLimits, ToolRegistry};
 use crate::agent::verifier::Verifier;
 use crate::model::LoadOptions;
 use crate::session::{SessionConfig, SessionPaths};
 use crate::store::Store;
+use anyhow::Context;
 use std::sync::Arc;
 
 /// What a run works with: the session's store and folders, the tools and verifier, how
@@ -54,6 +55,16 @@ impl RunContext {
             control,
             runtime,
         })
+    }
+}
+
+impl RunContext {
+    /// Checks that the tools a run config offers (`rollout.tools`) are tools of the session.
+    pub fn check_tools(&self, config: &RunConfig) -> anyhow::Result<()> {
+        self.environment
+            .tools
+            .check_names(&config.rollout.tools)
+            .context("rollout.tools")
     }
 }
 

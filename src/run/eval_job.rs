@@ -6,6 +6,7 @@ use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::model::LanguageModel;
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
+use anyhow::Context;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,6 +53,11 @@ pub fn evaluate_model(
     job: &EvalJob,
     on_done: &mut dyn FnMut(usize, usize),
 ) -> anyhow::Result<EvalJobOutcome> {
+    context
+        .environment
+        .tools
+        .check_names(&job.tools)
+        .context("the tools to offer")?;
     let tasks: Vec<_> = job
         .tasks
         .load(Some(job.n), job.seed)?

@@ -30,6 +30,7 @@ pub fn train_grpo(
     config: &RunConfig,
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
+    context.check_tools(config)?;
     let model_dir = starting_model(&context.store, &context.paths, config)?;
     let model = LanguageModel::load(&model_dir, &context.load)?;
     let draw = TaskDraw::new(config)?;

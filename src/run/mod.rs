@@ -21,6 +21,7 @@ pub mod policy;
 mod record;
 mod rollout_job;
 mod sft_run;
+pub mod sweep;
 
 pub use config::{EvalConfig, GrpoRunConfig, RunConfig, SftConfig, SftSource, TaskConfig};
 pub use context::{RunContext, rollout_runtime, session_environment};
@@ -32,6 +33,7 @@ pub use lifecycle::{RunFiles, eval_run, starting_model};
 pub use main_job::{ColdStartEvent, cold_start, latest_sft_eval};
 pub use rollout_job::{JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, run_rollout_job};
 pub use sft_run::{resume_sft, train_sft};
+pub use sweep::{ConfigSource, Sweep, SweepPoint, run_configs};
 
 use crate::agent::rollout::{LocalPolicy, Policy};
 use crate::model::{Decoder, LanguageModel, Network};

@@ -94,6 +94,11 @@ pub fn run_rollout_job(
     policy: JobPolicy<'_>,
     on_progress: &mut dyn FnMut(RolloutProgress),
 ) -> anyhow::Result<(String, RolloutSummary)> {
+    context
+        .environment
+        .tools
+        .check_names(&job.config.tools)
+        .context("the tools to offer")?;
     let store = &context.store;
     let tasks = job.tasks.load(Some(job.n), job.config.seed)?;
     anyhow::ensure!(!tasks.is_empty(), "the task set {} is empty", job.tasks);

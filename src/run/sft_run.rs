@@ -22,6 +22,7 @@ pub fn train_sft(
     config: &RunConfig,
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
+    context.check_tools(config)?;
     let model_dir = starting_model(&context.store, &context.paths, config)?;
     let model = LanguageModel::load(&model_dir, &context.load)?;
     let data = sft_examples(&model.chat, config, model.config.max_position_embeddings)?;

@@ -11,9 +11,9 @@ use candle_core::{DType, Tensor};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The settings of a GRPO update (missing keys take the defaults).
+/// The settings of a GRPO update (missing keys take the defaults, unknown ones are refused).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct GrpoConfig {
     /// β, clip ranges, loss aggregation.
     pub objective: ObjectiveConfig,

@@ -36,6 +36,7 @@ const PEFT_PREFIX: &str = "base_model.model.";
 
 /// The shape of the adapters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LoraConfig {
     /// Rank `r` of each update.
     pub rank: usize,

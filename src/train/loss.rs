@@ -21,9 +21,9 @@ pub enum LossAggregation {
     Dapo,
 }
 
-/// The settings of the objective (missing keys take the defaults).
+/// The settings of the objective (missing keys take the defaults, unknown ones are refused).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ObjectiveConfig {
     /// KL weight; 0 skips the reference model.
     pub beta: f64,

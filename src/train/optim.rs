@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 /// AdamW hyper-parameters (the learning rate comes per step from the schedule).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdamWConfig {
     /// First-moment decay.
     pub beta1: f64,

@@ -3,12 +3,12 @@
 use serde::{Deserialize, Serialize};
 
 /// How the learning rate changes over a run's optimizer steps.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LrSchedule {
-    /// The base rate at every step.
-    #[default]
-    Constant,
+    /// The base rate at every step (without fields, not a unit variant, so that a key
+    /// beside `kind` is refused).
+    Constant {},
     /// Linear warmup, then linear decay to zero at `total_steps` (see [`warmup_linear`]).
     WarmupLinear {
         /// Steps of warmup.
@@ -16,6 +16,12 @@ pub enum LrSchedule {
         /// Steps of the whole run.
         total_steps: u64,
     },
+}
+
+impl Default for LrSchedule {
+    fn default() -> Self {
+        Self::Constant {}
+    }
 }
 
 impl LrSchedule {
@@ -30,7 +36,7 @@ impl LrSchedule {
     /// The rate of optimizer step `step` (0-based) for base rate `base`.
     pub fn rate(&self, base: f64, step: u64) -> f64 {
         match *self {
-            Self::Constant => base,
+            Self::Constant {} => base,
             Self::WarmupLinear {
                 warmup_steps,
                 total_steps,
@@ -72,6 +78,6 @@ mod tests {
         let schedule = LrSchedule::warmup_then_decay(10);
         assert_eq!(schedule.rate(1.0, 0), 1.0);
         assert_eq!(schedule.rate(1.0, 5), warmup_linear(1.0, 5, 1, 10));
-        assert_eq!(LrSchedule::Constant.rate(0.5, 99), 0.5);
+        assert_eq!(LrSchedule::Constant {}.rate(0.5, 99), 0.5);
     }
 }

@@ -12,9 +12,10 @@ use candle_core::backprop::GradStore;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// How a trainer optimises; recorded in every checkpoint (missing keys take the defaults).
+/// How a trainer optimises; recorded in every checkpoint (missing keys take the defaults,
+/// unknown ones are refused).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TrainerConfig {
     /// The base learning rate.
     pub learning_rate: f64,
@@ -35,7 +36,7 @@ impl Default for TrainerConfig {
     fn default() -> Self {
         Self {
             learning_rate: 1e-5,
-            schedule: LrSchedule::Constant,
+            schedule: LrSchedule::Constant {},
             max_grad_norm: 1.0,
             adamw: AdamWConfig::default(),
             lora: None,

@@ -7,12 +7,13 @@
 //! and `r` can launch and resume there and still write notes and diff elsewhere.
 
 use super::action::{Action, Scope};
+use crate::config_file::{ConfigError, ConfigErrorKind, enum_named, line_of, locate};
 use anyhow::Context;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
+use toml::de::{DeTable, DeValue};
 
 /// A key with its modifiers, normalised so that `J` and `shift-j` are the same chord.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -189,13 +190,67 @@ const LABEL_DIGITS: [(char, Action); 4] = [
     ('4', Action::LabelFormat),
 ];
 
-/// A keymap file: actions to keys, and a `[keys]` table of keys to actions.
-#[derive(Debug, Deserialize)]
+/// A keymap file read: actions to keys, and the `[keys]` table of keys to actions, each
+/// entry with its line.
+#[derive(Debug, Default)]
 struct KeymapFile {
-    #[serde(default)]
-    keys: BTreeMap<String, Action>,
-    #[serde(flatten)]
-    actions: BTreeMap<Action, Vec<String>>,
+    keys: Vec<(String, Action, usize)>,
+    actions: BTreeMap<Action, (Vec<String>, usize)>,
+}
+
+impl KeymapFile {
+    /// Reads a keymap file's text; errors name `origin`, the line and the action meant.
+    fn read(text: &str, origin: &str) -> Result<Self, ConfigError> {
+        let table = DeTable::parse(text).map_err(|error| locate(&error, text, origin))?;
+        let at = |span: std::ops::Range<usize>| line_of(text, span.start);
+        let invalid = |line: usize, message: String| ConfigError {
+            origin: origin.to_string(),
+            line: Some(line),
+            kind: ConfigErrorKind::Invalid,
+            message,
+        };
+        let mut file = Self::default();
+        for (key, value) in table.get_ref().iter() {
+            let line = at(key.span());
+            if key.get_ref() == "keys" {
+                let DeValue::Table(keys) = value.get_ref() else {
+                    return Err(invalid(
+                        line,
+                        "[keys] must be a table of \"key\" = \"action\"".into(),
+                    ));
+                };
+                for (chord, action) in keys.iter() {
+                    let line = at(action.span());
+                    let Some(name) = action.get_ref().as_str() else {
+                        let message = format!(
+                            "[keys] `{}` must name an action, e.g. \"quit\"",
+                            chord.get_ref()
+                        );
+                        return Err(invalid(line, message));
+                    };
+                    let action = enum_named::<Action>(name, "action", origin, line)?;
+                    file.keys.push((chord.get_ref().to_string(), action, line));
+                }
+                continue;
+            }
+            let action = enum_named::<Action>(key.get_ref(), "action", origin, line)?;
+            let chords: Option<Vec<String>> = value.get_ref().as_array().and_then(|items| {
+                items
+                    .iter()
+                    .map(|item| item.get_ref().as_str().map(str::to_string))
+                    .collect()
+            });
+            let Some(chords) = chords else {
+                let message = format!(
+                    "`{}` needs a list of keys, e.g. [\"ctrl-d\"]",
+                    key.get_ref()
+                );
+                return Err(invalid(line, message));
+            };
+            file.actions.insert(action, (chords, line));
+        }
+        Ok(file)
+    }
 }
 
 /// Which action each key triggers: global bindings, and the Runs tab's own.
@@ -223,28 +278,38 @@ impl Default for Keymap {
 }
 
 impl Keymap {
-    /// The defaults with a keymap file's overrides; errors name the file and the entry.
+    /// The defaults with a keymap file's overrides; errors name the file, the line and the
+    /// entry.
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the keymap {}", path.display()))?;
-        Self::from_toml(&text).with_context(|| format!("keymap {}", path.display()))
+        Self::read(&text, &path.display().to_string())
     }
 
     /// The defaults with the overrides of a keymap file's text.
     pub fn from_toml(text: &str) -> anyhow::Result<Self> {
-        let file: KeymapFile = toml::from_str(text).map_err(|error| anyhow::anyhow!("{error}"))?;
+        Self::read(text, "the keymap")
+    }
+
+    fn read(text: &str, origin: &str) -> anyhow::Result<Self> {
+        let file = KeymapFile::read(text, origin)?;
         let mut keymap = Self::default();
-        for (action, keys) in &file.actions {
+        for (action, (keys, line)) in &file.actions {
             keymap.table(*action).retain(|_, bound| bound != action);
             for key in keys {
-                let chord =
-                    KeyChord::parse(key).map_err(|error| anyhow::anyhow!("{action:?}: {error}"))?;
-                keymap.bind(chord, *action)?;
+                let chord = KeyChord::parse(key)
+                    .map_err(|error| anyhow::anyhow!("{origin}:{line}: {action:?}: {error}"))?;
+                keymap
+                    .bind(chord, *action)
+                    .with_context(|| format!("{origin}:{line}"))?;
             }
         }
-        for (key, action) in &file.keys {
-            let chord = KeyChord::parse(key).map_err(|error| anyhow::anyhow!("[keys] {error}"))?;
-            keymap.bind(chord, *action)?;
+        for (key, action, line) in &file.keys {
+            let chord = KeyChord::parse(key)
+                .map_err(|error| anyhow::anyhow!("{origin}:{line}: [keys] {error}"))?;
+            keymap
+                .bind(chord, *action)
+                .with_context(|| format!("{origin}:{line}"))?;
         }
         for (digit, action) in LABEL_DIGITS {
             keymap.bindings.insert(

@@ -5,6 +5,7 @@
 //! colours and so read well in any terminal.
 
 use super::rich::Tone;
+use crate::config_file::from_toml;
 use anyhow::Context;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
@@ -131,7 +132,8 @@ fn color(field: &str, value: &str) -> anyhow::Result<Color> {
 impl Default for Theme {
     /// The built-in dark theme (named ANSI colours only).
     fn default() -> Self {
-        Self::parse_over(&Self::base(), BUILT_IN[0].1).unwrap_or_else(|_| Self::base())
+        Self::read_over(&Self::base(), BUILT_IN[0].1, "the built-in theme dark")
+            .unwrap_or_else(|_| Self::base())
     }
 }
 
@@ -181,13 +183,13 @@ impl Theme {
     /// A theme by built-in name, or from a file path.
     pub fn named(name: &str) -> anyhow::Result<Self> {
         if let Some((_, text)) = BUILT_IN.iter().find(|(built_in, _)| *built_in == name) {
-            return Self::parse(text).with_context(|| format!("built-in theme {name}"));
+            return Self::read(text, &format!("the built-in theme {name}"));
         }
         let path = Path::new(name);
         if path.extension().is_some() || path.components().count() > 1 {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read the theme file {}", path.display()))?;
-            return Self::parse(&text).with_context(|| format!("theme {}", path.display()));
+            return Self::read(&text, &path.display().to_string());
         }
         let names: Vec<&str> = BUILT_IN.iter().map(|(name, _)| *name).collect();
         anyhow::bail!(
@@ -198,11 +200,17 @@ impl Theme {
 
     /// A theme file's text read over the built-in dark theme.
     pub fn parse(text: &str) -> anyhow::Result<Self> {
-        Self::parse_over(&Self::default(), text)
+        Self::read(text, "the theme")
     }
 
-    fn parse_over(base: &Self, text: &str) -> anyhow::Result<Self> {
-        let file: ThemeFile = toml::from_str(text).map_err(|error| anyhow::anyhow!("{error}"))?;
+    /// A theme file's text, read from `origin`, over the built-in dark theme; errors name
+    /// `origin`, the line and the role meant.
+    fn read(text: &str, origin: &str) -> anyhow::Result<Self> {
+        Self::read_over(&Self::default(), text, origin)
+    }
+
+    fn read_over(base: &Self, text: &str, origin: &str) -> anyhow::Result<Self> {
+        let file: ThemeFile = from_toml(text, origin)?;
         let mut theme = base.clone();
         if let Some(name) = file.name {
             theme.name = name;
@@ -243,17 +251,17 @@ impl Theme {
         ];
         for (field, value, slot) in slots {
             if let Some(value) = value {
-                *slot = color(field, &value)?;
+                *slot = color(field, &value).with_context(|| origin.to_string())?;
             }
         }
         if let Some(heat) = file.heat {
             anyhow::ensure!(
                 heat.len() == 5,
-                "`heat` needs five colours, cool to hot; it has {}",
+                "{origin}: `heat` needs five colours, cool to hot; it has {}",
                 heat.len()
             );
             for (slot, value) in theme.heat.iter_mut().zip(&heat) {
-                *slot = color("heat", value)?;
+                *slot = color("heat", value).with_context(|| origin.to_string())?;
             }
         }
         Ok(theme)

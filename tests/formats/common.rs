@@ -15,11 +15,12 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Every file of `tests/data/formats`, sorted by name.
+/// Every file of `tests/data/formats` (not its folders, such as `trl/`), sorted by name.
 pub fn data_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(data(""))
         .unwrap()
         .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_file())
         .collect();
     files.sort();
     files

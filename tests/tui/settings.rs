@@ -203,3 +203,37 @@ fn a_session_config_picks_theme_and_keymap() {
             .unwrap();
     assert_eq!(config.theme.name, "high-contrast");
 }
+
+#[test]
+fn misspelt_keymap_and_theme_keys_name_the_file_line_and_the_key_meant() {
+    let dir = tempfile::tempdir().unwrap();
+    let keymap = dir.path().join("keys.toml");
+    std::fs::write(&keymap, "down = [\"n\"]\npage_dwn = [\"ctrl-f\"]\n").unwrap();
+    let error = format!("{:#}", Keymap::load(&keymap).unwrap_err());
+    assert!(
+        error.contains(&format!(
+            "{}:2: unknown action `page_dwn`; did you mean `page_down`?",
+            keymap.display()
+        )),
+        "{error}"
+    );
+    std::fs::write(&keymap, "[keys]\n\"x\" = \"quitt\"\n").unwrap();
+    let error = format!("{:#}", Keymap::load(&keymap).unwrap_err());
+    assert!(
+        error.contains(&format!(
+            "{}:2: unknown action `quitt`; did you mean `quit`?",
+            keymap.display()
+        )),
+        "{error}"
+    );
+    let theme = dir.path().join("mine.toml");
+    std::fs::write(&theme, "name = \"mine\"\nacent = \"red\"\n").unwrap();
+    let error = format!("{:#}", Theme::named(&theme.to_string_lossy()).unwrap_err());
+    assert!(
+        error.contains(&format!(
+            "{}:2: unknown key `acent` at the top level; did you mean `accent`?",
+            theme.display()
+        )),
+        "{error}"
+    );
+}

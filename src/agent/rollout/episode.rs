@@ -216,7 +216,7 @@ pub async fn run(
                 state.stop = Some(StopReason::MaxContext);
                 break;
             }
-            TurnFinish::EndOfTurn => {}
+            TurnFinish::EndOfTurn | TurnFinish::Stopped => {}
         }
         if turn.calls.is_empty() {
             state.stop = Some(StopReason::Answered);
@@ -268,16 +268,17 @@ fn local_turn(text: &str, tools: &[Value], turn: usize, finish: TurnFinish) -> T
     }
 }
 
+/// A turn an endpoint generated. Its calls are named `call_<turn>_<k>` as the local policy's
+/// are, whatever ids the endpoint gave (random ones, or the same one every turn): stable
+/// across reruns and unique in the conversation, so each result names its call.
 fn api_turn(mut message: Message, finish_reason: &str, tools: &[Value], turn: usize) -> Turn {
     let calls = message
         .tool_calls
         .iter_mut()
         .enumerate()
         .map(|(index, call)| {
-            let id = call
-                .id
-                .get_or_insert_with(|| format!("call_{turn}_{index}"))
-                .clone();
+            let id = format!("call_{turn}_{index}");
+            call.id = Some(id.clone());
             CallBlock {
                 id,
                 raw: call.arguments.clone(),

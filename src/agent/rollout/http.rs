@@ -62,6 +62,7 @@ impl HttpPolicy {
             max_tokens: Some(max_tokens),
             seed: Some(sampling.seed),
             logprobs: true,
+            ..ChatRequest::default()
         };
         let body = request_body(&request);
         let this = self.clone();

@@ -17,6 +17,9 @@ pub enum TurnFinish {
     MaxTokens,
     /// The context window is full.
     ContextFull,
+    /// The caller stopped listening to the streamed tokens (a stop string was written, or
+    /// the client went away).
+    Stopped,
 }
 
 /// The tokens of one generated turn.
@@ -47,6 +50,7 @@ enum Request {
         start: Start,
         max_new_tokens: usize,
         reply: oneshot::Sender<Result<GeneratedTurn, String>>,
+        stream: Option<mpsc::Sender<u32>>,
     },
     Release(SequenceId),
 }
@@ -55,6 +59,8 @@ struct Active {
     max_new_tokens: usize,
     turn: GeneratedTurn,
     reply: oneshot::Sender<Result<GeneratedTurn, String>>,
+    /// Where each sampled token (end-of-turn tokens aside) goes as it is sampled.
+    stream: Option<mpsc::Sender<u32>>,
 }
 
 /// A handle to the decode thread; cheap to clone, one per episode.
@@ -96,6 +102,7 @@ impl LocalPolicy {
                 start,
                 max_new_tokens,
                 reply,
+                stream: None,
             })
             .map_err(|_| "the decode thread has stopped".to_string())?;
         answer
@@ -115,8 +122,39 @@ impl LocalPolicy {
                 start,
                 max_new_tokens,
                 reply,
+                stream: None,
             })
             .map_err(|_| "the decode thread has stopped".to_string())?;
+        answer
+            .blocking_recv()
+            .map_err(|_| "the decode thread dropped the turn".to_string())?
+    }
+
+    /// Generates one turn from a thread that is not async, handing each token to `on_token`
+    /// as it is sampled (the end-of-turn token aside); the turn ends early, as `Stopped`,
+    /// once `on_token` returns false.
+    pub fn turn_streaming(
+        &self,
+        start: Start,
+        max_new_tokens: usize,
+        on_token: &mut dyn FnMut(u32) -> bool,
+    ) -> Result<GeneratedTurn, String> {
+        let (reply, answer) = oneshot::channel();
+        let (stream, sampled) = mpsc::channel();
+        self.sender
+            .send(Request::Turn {
+                start,
+                max_new_tokens,
+                reply,
+                stream: Some(stream),
+            })
+            .map_err(|_| "the decode thread has stopped".to_string())?;
+        for token in sampled.iter() {
+            if !on_token(token) {
+                break;
+            }
+        }
+        drop(sampled);
         answer
             .blocking_recv()
             .map_err(|_| "the decode thread dropped the turn".to_string())?
@@ -174,8 +212,16 @@ fn decode_loop(
                     entry.turn.entropies.push(token.entropy);
                     if stop_tokens.contains(&token.token) {
                         finish(&mut active, id, TurnFinish::EndOfTurn);
-                    } else if entry.turn.tokens.len() >= entry.max_new_tokens {
+                        continue;
+                    }
+                    let heard = entry
+                        .stream
+                        .as_ref()
+                        .is_none_or(|stream| stream.send(token.token).is_ok());
+                    if entry.turn.tokens.len() >= entry.max_new_tokens {
                         finish(&mut active, id, TurnFinish::MaxTokens);
+                    } else if !heard {
+                        finish(&mut active, id, TurnFinish::Stopped);
                     }
                 }
             }
@@ -193,7 +239,7 @@ fn decode_loop(
 }
 
 fn admit(decoder: &mut Decoder, active: &mut BTreeMap<SequenceId, Active>, request: Request) {
-    let (start, max_new_tokens, reply) = match request {
+    let (start, max_new_tokens, reply, stream) = match request {
         Request::Release(id) => {
             let _ = decoder.remove(id);
             return;
@@ -202,7 +248,8 @@ fn admit(decoder: &mut Decoder, active: &mut BTreeMap<SequenceId, Active>, reque
             start,
             max_new_tokens,
             reply,
-        } => (start, max_new_tokens, reply),
+            stream,
+        } => (start, max_new_tokens, reply, stream),
     };
     let sequence = match start {
         Start::Prompt(prompt, sampling) => decoder.add_sequence(&prompt, sampling),
@@ -232,6 +279,7 @@ fn admit(decoder: &mut Decoder, active: &mut BTreeMap<SequenceId, Active>, reque
             max_new_tokens,
             turn,
             reply,
+            stream,
         },
     );
 }

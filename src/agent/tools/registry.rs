@@ -94,6 +94,24 @@ impl ToolRegistry {
         self.tools.iter().map(|tool| tool.name()).collect()
     }
 
+    /// Checks that each of `names` is a tool here (a list of tools to offer); the error names
+    /// the unknown one, the one probably meant, and every tool there is.
+    pub fn check_names(&self, names: &[String]) -> anyhow::Result<()> {
+        let known = self.names();
+        for name in names {
+            if !known.contains(&name.as_str()) {
+                let hint = crate::text::nearest(name, &known)
+                    .map(|meant| format!("did you mean `{meant}`? "))
+                    .unwrap_or_default();
+                anyhow::bail!(
+                    "unknown tool `{name}`; {hint}the tools are {}",
+                    known.join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// OpenAI specifications of all tools, for tasks and chat templates.
     pub fn specs(&self) -> Vec<Value> {
         self.tools
