@@ -65,6 +65,14 @@
 //! checkpoint and first removes the metrics rows and trajectories of later steps
 //! (`run::RunFiles`, `resume_sft`, `resume_grpo`), so no row is lost or duplicated.
 //! Bad input never costs stored data: a malformed record is reported and skipped.
+//!
+//! # Reproducibility
+//!
+//! Training is bitwise reproducible: the same seed and config give the same weights and
+//! metrics rows in any process on the same machine and instruction set, whatever the thread
+//! timing. Every reduction runs in a fixed order (the `model` kernels combine fixed-size
+//! tasks' partial sums in task order; `train` adds gradients and norms over the parameters
+//! in their order), and decoding is batch-invariant, so rollouts are too.
 
 pub mod agent;
 pub mod bench;

@@ -1,6 +1,7 @@
 //! The train module against reference numbers and its own invariants: the GRPO fixture,
 //! SFT that learns, checkpoints that resume exactly, LoRA adapters, metrics files, and
-//! whole SFT and GRPO runs (killed and resumed).
+//! whole SFT and GRPO runs (killed and resumed), and runs that two processes train to the
+//! same bits.
 
 #[path = "train/async_runs.rs"]
 mod async_runs;
@@ -16,6 +17,8 @@ mod grpo_fixture;
 mod lora;
 #[path = "train/metrics.rs"]
 mod metrics;
+#[path = "train/reproducible.rs"]
+mod reproducible;
 #[path = "train/runs.rs"]
 mod runs;
 #[path = "train/sft.rs"]

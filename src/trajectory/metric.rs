@@ -72,6 +72,14 @@ pub const TIMING_TOOLS: &str = "timing/tools";
 pub const TIMING_REWARD: &str = "timing/reward";
 /// Seconds of the held-out evaluation.
 pub const TIMING_EVAL: &str = "timing/eval";
+/// The prefix of the phases' wall-clock seconds, e.g. `timing/train`.
+pub const TIMING_PREFIX: &str = "timing/";
+
+/// Whether a metric measures wall-clock time, so that two runs computing the same numbers
+/// still record different values for it.
+pub fn is_timing(name: &str) -> bool {
+    name == STEP_TIME || name == TOKENS_PER_SECOND || name.starts_with(TIMING_PREFIX)
+}
 
 /// Held-out greedy accuracy.
 pub const EVAL_ACCURACY: &str = "eval/accuracy";

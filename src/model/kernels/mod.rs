@@ -8,10 +8,17 @@
 //! reference every kernel is tested against. `Kernels` says which fused kernels a model uses;
 //! `Isa` which instruction set the hand-written loops run on (AVX-512 when the CPU has it,
 //! portable code otherwise, chosen at run time).
+//!
+//! Every kernel is a fixed function of its inputs, whatever the thread count or timing: work
+//! is split into tasks whose size follows from the shapes, and partial sums are combined in
+//! task order (never by a rayon `reduce`, whose tree follows work stealing). That is what
+//! makes training bitwise reproducible; `determinism` tests it on pools of 1 to 4 threads.
 
 mod allocator;
 mod attention;
 mod decode_attention;
+#[cfg(test)]
+mod determinism;
 mod float;
 mod gemm;
 mod linear;

@@ -1,5 +1,7 @@
 //! RMSNorm as one candle op: `y = x·r·w` with `r = (mean(x²) + ε)^−½` per row, and its
-//! backward `dx = r·(g·w − x̂·mean(g·w·x̂))`, `dw = Σ_rows g·x̂` (`x̂ = x·r`).
+//! backward `dx = r·(g·w − x̂·mean(g·w·x̂))`, `dw = Σ_rows g·x̂` (`x̂ = x·r`). The rows are
+//! split into fixed chunks; `dw`'s per-chunk sums are added in chunk order, so the result is
+//! the same bits whatever the thread count or timing.
 
 use super::float::KernelFloat;
 use super::{Isa, host_slice, row_offsets, rows_per_task};
@@ -54,7 +56,7 @@ impl RmsNorm {
         let eps = F::from_f64(self.eps);
         let scale = F::from_f64(1.0 / width as f64);
         let mut dx = vec![F::zero(); x_values.len()];
-        let dw = dx
+        let partials: Vec<Vec<F>> = dx
             .par_chunks_mut(per_task * width)
             .zip(x_values.par_chunks(per_task * width))
             .zip(g.par_chunks(per_task * width))
@@ -81,18 +83,24 @@ impl RmsNorm {
                 }
                 dw
             })
-            .reduce(
-                || vec![F::zero(); width],
-                |mut total, part| {
-                    total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
-                    total
-                },
-            );
+            .collect();
+        let dw = sum_in_order(partials, width);
         Ok((
             Tensor::from_vec(dx, x.shape(), x.device())?,
             Tensor::from_vec(dw, weight.shape(), weight.device())?,
         ))
     }
+}
+
+/// The element-wise sum of `partials` (each `width` long), added in their order: the
+/// chunks' partial sums, combined the same way whichever threads computed them.
+fn sum_in_order<F: KernelFloat>(partials: Vec<Vec<F>>, width: usize) -> Vec<F> {
+    let mut parts = partials.into_iter();
+    let mut total = parts.next().unwrap_or_else(|| vec![F::zero(); width]);
+    for part in parts {
+        total.iter_mut().zip(part).for_each(|(t, p)| *t += p);
+    }
+    total
 }
 
 impl CustomOp2 for RmsNorm {
