@@ -12,28 +12,12 @@
 //! tool; the model generates every token, the call included, and the loop parses, executes
 //! and observes it. A run whose rollouts did not all make their `turns` calls is an error.
 
+use super::BenchProgress;
+pub use super::rollout_run::RolloutBenchOptions;
 use super::rollout_run::{RunFigures, Variant, bench_tasks, run_once, taught_model};
 use super::steps::{Timing, median};
-use super::{BenchProgress, Runtime};
 use serde::Serialize;
 use std::time::Instant;
-
-/// The shape of the rollout benchmark's runs.
-#[derive(Clone, Debug)]
-pub struct RolloutBenchOptions {
-    /// Rollouts per run.
-    pub rollouts: usize,
-    /// Turns per rollout that end in a tool call.
-    pub turns: usize,
-    /// How long the tool takes, in milliseconds.
-    pub tool_ms: u64,
-    /// SFT steps at most to teach the model the turn (it stops once it has learned it).
-    pub teach_steps: usize,
-    /// Timed repetitions of each run (the median is reported).
-    pub repeats: usize,
-    /// Device and dtype.
-    pub runtime: Runtime,
-}
 
 /// Medians of one kind of run.
 #[derive(Debug, Clone, Serialize)]

@@ -1,9 +1,8 @@
 //! The runs of the rollout benchmark: the `wait` tool, the benchmark's tasks, teaching the
 //! embedded model its turn, and one timed run of every rollout.
 
-use super::BenchProgress;
-use super::rollout::RolloutBenchOptions;
 use super::steps::{Timing, timed};
+use super::{BenchProgress, Runtime};
 use crate::agent::reward::RewardConfig;
 use crate::agent::rollout::{
     DecodeStats, Environment, LocalPolicy, Policy, RolloutConfig, RolloutRequest, run_rollouts,
@@ -17,6 +16,23 @@ use crate::trajectory::{Message, Role, Task, ToolCall, Trajectory};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The shape of the rollout benchmark's runs.
+#[derive(Clone, Debug)]
+pub struct RolloutBenchOptions {
+    /// Rollouts per run.
+    pub rollouts: usize,
+    /// Turns per rollout that end in a tool call.
+    pub turns: usize,
+    /// How long the tool takes, in milliseconds.
+    pub tool_ms: u64,
+    /// SFT steps at most to teach the model the turn (it stops once it has learned it).
+    pub teach_steps: usize,
+    /// Timed repetitions of each run (the median is reported).
+    pub repeats: usize,
+    /// Device and dtype.
+    pub runtime: Runtime,
+}
 
 /// What every taught assistant turn says before its call.
 const TURN_TEXT: &str = "I wait for the clock.";
