@@ -10,7 +10,7 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`trajectory`], [`text`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names. Plain serde types; no I/O. `text` holds string helpers (escaping, "did you mean"). `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
+//! | [`trajectory`], [`text`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names, as plain serde types with no I/O. `text` holds string helpers (escaping, "did you mean"). `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
 //! | [`store`] | The session store: trajectories, tasks, labels, runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction. |
 //! | [`formats`] | Reading and writing other tools' files (17 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, PRM800K, …), detection by content, metrics logs of other stacks and following them as they grow or are rewritten ([`formats::MetricsFollower`]), the chat-completions wire format (streamed chunks included). |
 //! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model. The only module that knows candle's `Device`, besides [`train`]. |

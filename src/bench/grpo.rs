@@ -8,7 +8,6 @@ use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::SamplingParams;
 use crate::train::advantage::{AdvantageScale, group_advantages};
-use crate::train::loss::ObjectiveConfig;
 use crate::train::{Advantage, GrpoBatch, GrpoConfig, GrpoSample, Trainer, TrainerConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -88,14 +87,7 @@ pub fn bench_grpo(
     let mut trainer = Trainer::new(model, config)?;
     let reference = trainer.reference_policy()?;
     let prompt = random_tokens(&mut StdRng::seed_from_u64(3), options.prompt, vocab);
-    let grpo = GrpoConfig {
-        objective: ObjectiveConfig {
-            beta: options.beta,
-            ..ObjectiveConfig::default()
-        },
-        iterations: 1,
-        temperature: 1.0,
-    };
+    let grpo = super::one_update(options.beta);
     progress(BenchProgress::counted(
         "grpo steps",
         options.steps as u64 + 1,

@@ -66,6 +66,18 @@ impl BenchProgress {
     }
 }
 
+/// The GRPO update the benchmarks time: one iteration at temperature 1, KL weight `beta`.
+pub fn one_update(beta: f64) -> crate::train::GrpoConfig {
+    crate::train::GrpoConfig {
+        objective: crate::train::loss::ObjectiveConfig {
+            beta,
+            ..crate::train::loss::ObjectiveConfig::default()
+        },
+        iterations: 1,
+        temperature: 1.0,
+    }
+}
+
 /// Where a benchmark's model runs: the device and the compute dtype.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Runtime {

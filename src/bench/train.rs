@@ -5,9 +5,8 @@
 use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::{Padding, TokenBatch, next_token_log_probs};
-use crate::train::loss::ObjectiveConfig;
 use crate::train::{
-    Advantage, GrpoBatch, GrpoConfig, GrpoSample, LoraConfig, SftExample, Trainer, TrainerConfig,
+    Advantage, GrpoBatch, GrpoSample, LoraConfig, SftExample, Trainer, TrainerConfig,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -119,14 +118,7 @@ pub fn bench_train(
         })
         .collect();
     let batch = GrpoBatch::new(&samples, 0, trainer.model().device())?;
-    let grpo = GrpoConfig {
-        objective: ObjectiveConfig {
-            beta: options.beta,
-            ..ObjectiveConfig::default()
-        },
-        iterations: 1,
-        temperature: 1.0,
-    };
+    let grpo = super::one_update(options.beta);
     let examples: Vec<SftExample> = rows
         .iter()
         .map(|ids| SftExample::new(ids.clone(), mask.clone()))
