@@ -20,7 +20,7 @@ pub use store::{StoreBenchOptions, StoreBenchReport, bench_store};
 pub use train::{TrainBenchOptions, TrainBenchReport, bench_train};
 pub use tui::{TuiBenchOptions, TuiBenchReport, bench_tui};
 
-use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TEST, gsm8k_rows};
+use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TRAIN, gsm8k_rows};
 use crate::model::{DeviceChoice, LanguageModel, LoadOptions};
 use anyhow::Context;
 use candle_core::DType;
@@ -126,7 +126,7 @@ pub fn load_model(
 }
 
 /// The model folder `model`, or the ~10M-parameter Qwen2 benchmark shape with random weights
-/// and a tokenizer trained on the shipped GSM8K text.
+/// and a tokenizer trained on the shipped GSM8K train split.
 pub fn bench_language_model(
     model: Option<&Path>,
     runtime: &Runtime,
@@ -135,7 +135,7 @@ pub fn bench_language_model(
     if let Some(dir) = model {
         return load_model(dir, runtime, progress);
     }
-    let corpus: Vec<String> = gsm8k_rows(GSM8K_TEST)
+    let corpus: Vec<String> = gsm8k_rows(GSM8K_TRAIN)
         .iter()
         .map(|row| format!("{}\n{}", row.question, row.answer))
         .collect();

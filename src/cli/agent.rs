@@ -3,7 +3,7 @@
 
 use super::Cli;
 use crate::agent::claims::report::check_gsm8k;
-use crate::agent::tasks::{TaskSetSpec, gsm8k};
+use crate::agent::tasks::TaskSetSpec;
 use crate::agent::tools::{LimitRoute, SandboxLimits, ToolRegistry};
 use crate::trajectory::Task;
 use clap::Args;
@@ -130,7 +130,7 @@ pub fn claims(cli: &Cli, args: &ClaimsArgs) -> anyhow::Result<()> {
             path.display().to_string(),
         ),
         None => (
-            gsm8k::SHIPPED_TEST.to_string(),
+            crate::model::embedded::GSM8K_TEST.to_string(),
             "examples/gsm8k/test.jsonl".to_string(),
         ),
     };
@@ -180,7 +180,7 @@ fn tally_json(tally: &crate::agent::claims::report::Tally) -> Value {
     })
 }
 
-/// The tasks of a task-set spec (`gsm8k`, `arith:3`, `lookup:eval`, a file), for `tasks --set`.
+/// The tasks of a task-set spec (`gsm8k:test`, `arith:3`, `lookup:eval`, a file), for `tasks --set`.
 pub fn task_set(spec: &str, limit: Option<usize>, seed: u64) -> anyhow::Result<Vec<Task>> {
     let spec: TaskSetSpec = spec
         .parse()

@@ -72,7 +72,7 @@ pub struct TasksArgs {
     /// At most this many.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// List a task set instead of the session's tasks: gsm8k, arith[:LEVEL][:train|eval],
+    /// List a task set instead of the session's tasks: gsm8k:train|test, arith[:LEVEL][:train|eval],
     /// lookup[:LEVEL][:train|eval], or a task file.
     #[arg(long, value_name = "SPEC")]
     pub set: Option<String>,

@@ -16,7 +16,7 @@ use indicatif::ProgressBar;
 pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     let context = run_context(cli, &super::model::RuntimeArgs::cpu())?;
     let mut display = ColdStartDisplay::default();
-    let cold = cold_start(&context, &mut |event| display.on_event(event));
+    let cold = cold_start(&context, cli.seed, &mut |event| display.on_event(event));
     display.progress.finish();
     let cold = cold?;
     if let Some(outcome) = &cold {
@@ -30,7 +30,8 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
         return super::tui::tui(cli);
     }
     let before = latest_sft_eval(&context)?;
-    let config = RunConfig::parse(GRPO_PRESET)?;
+    let mut config = RunConfig::parse(GRPO_PRESET)?;
+    config.seed = cli.seed;
     let mut progress = CliProgress::new(cli.json);
     let grpo = train_grpo(&context, &config, &mut |event| progress.on_event(event));
     progress.finish();

@@ -54,6 +54,11 @@ pub struct Cli {
     /// printing the figures.
     #[arg(long)]
     pub headless: bool,
+    /// With no command: the main job's seed, for the embedded model's weights and every
+    /// preset's data order and sampling (use one session per seed, e.g. `--session seed1
+    /// --seed 1`).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// What to do.
     #[command(subcommand)]
     pub command: Option<Command>,

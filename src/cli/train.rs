@@ -56,7 +56,7 @@ pub struct EvalArgs {
     /// The model folder [default: the session's newest policy].
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Held-out tasks: arith:2:eval, gsm8k, a task JSONL file …
+    /// Held-out tasks: arith:2:eval, gsm8k:test, a task JSONL file …
     #[arg(long, default_value = "arith:2:eval")]
     pub tasks: TaskSetSpec,
     /// How many tasks.

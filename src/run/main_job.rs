@@ -54,15 +54,21 @@ const COLD_START: [(&str, &str, &str); 2] = [
 ];
 
 /// Builds the embedded model when the session has none and runs the cold start's SFT
-/// presets the session has not finished yet. Returns the last SFT run it made.
+/// presets the session has not finished yet, all with `seed` (the weights' initialisation,
+/// the data order and sampling). Returns the last SFT run it made.
 pub fn cold_start(
     context: &RunContext,
+    seed: u64,
     on_event: &mut dyn FnMut(ColdStartEvent),
 ) -> anyhow::Result<Option<RunOutcome>> {
     let base = context.paths.base_model();
     if !base.join("config.json").is_file() {
         on_event(ColdStartEvent::BuildingBase(&base));
-        let model = embedded::init_folder(&base, &EmbeddedSpec::default(), &LoadOptions::default())
+        let spec = EmbeddedSpec {
+            seed,
+            ..EmbeddedSpec::default()
+        };
+        let model = embedded::init_folder(&base, &spec, &LoadOptions::default())
             .with_context(|| format!("cannot build {}", base.display()))?;
         on_event(ColdStartEvent::BuiltBase {
             dir: &base,
@@ -81,6 +87,7 @@ pub fn cold_start(
             file,
         });
         let mut config = RunConfig::parse(preset)?;
+        config.seed = seed;
         if index == 0 {
             config.model = Some(base.clone());
         }

@@ -139,8 +139,8 @@ fn single_message_solutions_are_scored_per_span() {
 
 #[test]
 fn every_gsm8k_train_annotation_is_verified() {
-    let text = std::fs::read_to_string("tests/data/gsm8k/train.jsonl").unwrap();
-    let report = check_gsm8k(&text, "tests/data/gsm8k/train.jsonl").unwrap();
+    let text = std::fs::read_to_string("examples/gsm8k/train.jsonl").unwrap();
+    let report = check_gsm8k(&text, "examples/gsm8k/train.jsonl").unwrap();
     println!(
         "GSM8K train: {} solutions; annotations {:?}; prose {:?}",
         report.solutions, report.annotations, report.prose

@@ -114,8 +114,22 @@ fn train_and_eval_never_share_a_problem() {
 }
 
 #[test]
+fn the_shipped_gsm8k_splits_share_no_question() {
+    let train = gsm8k::shipped(Split::Train).unwrap();
+    let test = gsm8k::shipped(Split::Eval).unwrap();
+    assert_eq!((train.len(), test.len()), (7473, 1319));
+    assert_eq!(train[0].id, "gsm8k-train-0000");
+    let train_questions: std::collections::HashSet<&str> =
+        train.iter().map(|task| task.question()).collect();
+    assert!(
+        test.iter()
+            .all(|task| !train_questions.contains(task.question()))
+    );
+}
+
+#[test]
 fn the_shipped_gsm8k_test_split_loads_with_canonical_answers() {
-    let tasks = gsm8k::shipped_test().unwrap();
+    let tasks = gsm8k::shipped(Split::Eval).unwrap();
     assert_eq!(tasks.len(), 1319);
     assert_eq!(tasks[0].id, "gsm8k-test-0000");
     assert_eq!(tasks[0].ground_truth.as_deref(), Some("18"));
@@ -153,7 +167,7 @@ fn the_shipped_gsm8k_test_split_loads_with_canonical_answers() {
 fn gsm8k_files_and_bad_rows_name_their_line() {
     let folder = tempfile::tempdir().unwrap();
     let good = folder.path().join("train.jsonl");
-    std::fs::copy("tests/data/gsm8k/train.jsonl", &good).unwrap();
+    std::fs::copy("examples/gsm8k/train.jsonl", &good).unwrap();
     let tasks = gsm8k::load(&good).unwrap();
     assert_eq!(tasks.len(), 7473);
     assert_eq!(tasks[1].id, "gsm8k-train-0001");
@@ -194,7 +208,22 @@ fn our_task_format_loads_from_the_example_file() {
 #[test]
 fn specs_name_every_task_set() {
     let parse = |text: &str| text.parse::<TaskSetSpec>();
-    assert_eq!(parse("gsm8k"), Ok(TaskSetSpec::Gsm8k));
+    assert_eq!(
+        parse("gsm8k:train"),
+        Ok(TaskSetSpec::Gsm8k {
+            split: Split::Train
+        })
+    );
+    assert_eq!(
+        parse("gsm8k:test"),
+        Ok(TaskSetSpec::Gsm8k { split: Split::Eval })
+    );
+    let bare = parse("gsm8k").unwrap_err();
+    assert!(
+        bare.contains("gsm8k:train") && bare.contains("gsm8k:test"),
+        "{bare}"
+    );
+    assert!(parse("gsm8k:test:3").is_err());
     assert_eq!(
         parse("arith"),
         Ok(TaskSetSpec::Arith {
@@ -266,12 +295,11 @@ fn loaded_sets_carry_instructions_tools_and_limits() {
     assert!(lookup.len() > 400);
     assert!(lookup.iter().all(|task| task.difficulty == Some(1)));
     assert_eq!(lookup[0].tools[0]["function"]["name"], "search");
-    let all = "gsm8k"
-        .parse::<TaskSetSpec>()
-        .unwrap()
-        .load(None, 0)
-        .unwrap();
-    assert_eq!(all.len(), 1319);
+    for (spec, count) in [("gsm8k:train", 7473), ("gsm8k:test", 1319)] {
+        let all = spec.parse::<TaskSetSpec>().unwrap().load(None, 0).unwrap();
+        assert_eq!(all.len(), count, "{spec}");
+        assert_eq!(spec.parse::<TaskSetSpec>().unwrap().to_string(), spec);
+    }
     let file = "examples/tasks.example.jsonl"
         .parse::<TaskSetSpec>()
         .unwrap()

@@ -98,7 +98,7 @@ fn builds_saves_reloads_and_generates_deterministically() {
         );
     }
 
-    let messages = &calculator_conversation(&gsm8k_rows(embedded::GSM8K_TEST)[0])[..2];
+    let messages = &calculator_conversation(&gsm8k_rows(embedded::GSM8K_TRAIN)[0])[..2];
     let prompt = model
         .chat
         .prompt_ids(messages, &[calculator_tool()])
@@ -115,7 +115,7 @@ fn builds_saves_reloads_and_generates_deterministically() {
 #[test]
 fn the_loss_mask_covers_exactly_the_policy_text() {
     let (_dir, model) = default_model();
-    let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TEST)[1]);
+    let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TRAIN)[1]);
     let encoded = model
         .chat
         .encode(&conversation, &[calculator_tool()])
@@ -193,4 +193,24 @@ fn small_whole_numbers_are_single_tokens_wherever_they_stand() {
             "{contexts:?}"
         );
     }
+}
+
+/// The tokenizer is trained on GSM8K's train split only: no held-out test question is in
+/// its corpus.
+#[test]
+fn the_tokenizer_corpus_holds_no_test_question() {
+    let corpus = embedded::default_template_corpus().unwrap().join("\n");
+    let test = gsm8k_rows(embedded::GSM8K_TEST);
+    assert_eq!(test.len(), 1319);
+    let seen: Vec<_> = test
+        .iter()
+        .filter(|row| corpus.contains(row.question.as_str()))
+        .collect();
+    assert!(
+        seen.is_empty(),
+        "{} test questions in the corpus",
+        seen.len()
+    );
+    let train = gsm8k_rows(embedded::GSM8K_TRAIN);
+    assert!(corpus.contains(train[0].question.as_str()));
 }

@@ -14,6 +14,7 @@ fn async_config() -> RunConfig {
     let mut config = RunConfig::parse(SMALL_GRPO).unwrap();
     config.grpo.async_rollouts = true;
     config.trainer.learning_rate = 1e-3;
+    config.grpo.group = 4;
     config
 }
 
@@ -36,7 +37,9 @@ fn async_rollouts_are_one_update_stale_and_sampled_by_the_snapshot() {
     let context = context(&paths);
     // A few SFT steps first, so that the samples differ in reward and the updates move the
     // policy.
-    let sft = train_sft(&context, &RunConfig::parse(SMALL_SFT).unwrap(), &mut |_| {}).unwrap();
+    let mut sft_config = RunConfig::parse(SMALL_SFT).unwrap();
+    sft_config.sft.epochs = 6;
+    let sft = train_sft(&context, &sft_config, &mut |_| {}).unwrap();
     let config = async_config();
     let outcome = train_grpo(&context, &config, &mut |_| {}).unwrap();
     assert_eq!((outcome.status, outcome.step), (RunStatus::Done, 3));
@@ -62,6 +65,10 @@ fn async_rollouts_are_one_update_stale_and_sampled_by_the_snapshot() {
         .map(|row| row.values["async/staleness"])
         .collect();
     assert_eq!(staleness, vec![0.0, 1.0, 1.0]);
+    assert!(
+        rows[1].values["frac_reward_zero_std"] < 1.0,
+        "step 1 needs a group with a reward spread, or its update moves nothing"
+    );
 
     let filter = Filter {
         run: Some(outcome.run.clone()),

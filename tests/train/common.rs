@@ -63,7 +63,7 @@ pub fn embedded_model(dir: &Path) -> LanguageModel {
 /// Scripted calculator conversations (GSM8K problems solved with tool calls), encoded by the
 /// model's chat template with their loss masks.
 pub fn calculator_examples(model: &LanguageModel, count: usize) -> Vec<SftExample> {
-    gsm8k_rows(embedded::GSM8K_TEST)
+    gsm8k_rows(embedded::GSM8K_TRAIN)
         .iter()
         .take(count)
         .map(|row| {

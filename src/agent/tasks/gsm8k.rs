@@ -1,16 +1,16 @@
-//! GSM8K as a task set: the MIT-licensed test split ships with Rollscope
-//! (`examples/gsm8k/test.jsonl`); any other file of `{"question", "answer"}` lines loads the
-//! same way. The ground truth is the number after `####`, written canonically; the whole
-//! annotated answer is kept as the reference solution.
+//! GSM8K as a task set: both MIT-licensed splits ship with Rollscope
+//! (`examples/gsm8k/train.jsonl` to train on, `test.jsonl` held out for evaluation); any
+//! other file of `{"question", "answer"}` lines loads the same way. The ground truth is the
+//! number after `####`, written canonically; the whole annotated answer is kept as the
+//! reference solution.
 
+use super::Split;
 use super::lines::read_lines;
 use crate::agent::answer::canonical_number;
+use crate::model::embedded::{GSM8K_TEST, GSM8K_TRAIN};
 use crate::trajectory::Task;
 use serde_json::Value;
 use std::path::Path;
-
-/// The shipped test split (1,319 problems).
-pub const SHIPPED_TEST: &str = include_str!("../../../examples/gsm8k/test.jsonl");
 
 /// A task from one GSM8K row; the error names the field that is wrong.
 pub fn task_from_row(id: String, row: &Value) -> Result<Task, String> {
@@ -36,9 +36,13 @@ pub fn task_from_row(id: String, row: &Value) -> Result<Task, String> {
     Ok(task)
 }
 
-/// The shipped test split, ids `gsm8k-test-0000` on.
-pub fn shipped_test() -> anyhow::Result<Vec<Task>> {
-    parse(SHIPPED_TEST, "examples/gsm8k/test.jsonl", "test")
+/// A shipped split: train (7,473 problems, ids `gsm8k-train-0000` on) or test (1,319,
+/// `gsm8k-test-0000` on).
+pub fn shipped(split: Split) -> anyhow::Result<Vec<Task>> {
+    match split {
+        Split::Train => parse(GSM8K_TRAIN, "examples/gsm8k/train.jsonl", "train"),
+        Split::Eval => parse(GSM8K_TEST, "examples/gsm8k/test.jsonl", "test"),
+    }
 }
 
 /// A GSM8K-shaped file, ids `gsm8k-<file stem>-0000` on; the error names file and line.

@@ -50,8 +50,11 @@ impl Split {
 /// A task set named on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TaskSetSpec {
-    /// `gsm8k`: the shipped GSM8K test split.
-    Gsm8k,
+    /// `gsm8k:train` or `gsm8k:test`: a shipped GSM8K split.
+    Gsm8k {
+        /// Train, or the held-out test split (`Eval`).
+        split: Split,
+    },
     /// `arith[:LEVEL][:train|eval]`: generated word problems (all levels in turn when no
     /// level is given).
     Arith {
@@ -71,7 +74,7 @@ pub enum TaskSetSpec {
     File(PathBuf),
 }
 
-const SPEC_HELP: &str = "use gsm8k, arith[:LEVEL][:train|eval], lookup[:LEVEL][:train|eval], or the path of a .jsonl task file";
+const SPEC_HELP: &str = "use gsm8k:train, gsm8k:test, arith[:LEVEL][:train|eval], lookup[:LEVEL][:train|eval], or the path of a .jsonl task file";
 
 impl FromStr for TaskSetSpec {
     type Err = String;
@@ -80,10 +83,20 @@ impl FromStr for TaskSetSpec {
         let mut parts = text.split(':');
         let head = parts.next().unwrap_or("");
         let generated = matches!(head, "arith" | "lookup");
-        if !generated {
-            if text == "gsm8k" {
-                return Ok(Self::Gsm8k);
+        if head == "gsm8k" {
+            return match parts.next() {
+                Some("train") => Ok(Self::Gsm8k { split: Split::Train }),
+                Some("test") => Ok(Self::Gsm8k { split: Split::Eval }),
+                _ => Err(format!(
+                    "`{text}`: say which GSM8K split, gsm8k:train (7,473 problems, to train on) or gsm8k:test (1,319, held out)"
+                )),
             }
+            .and_then(|spec| match parts.next() {
+                None => Ok(spec),
+                Some(extra) => Err(format!("`{extra}` in `{text}` is not understood; {SPEC_HELP}")),
+            });
+        }
+        if !generated {
             let path = PathBuf::from(text);
             if path.is_file() {
                 return Ok(Self::File(path));
@@ -127,7 +140,10 @@ impl fmt::Display for TaskSetSpec {
             Ok(())
         };
         match self {
-            Self::Gsm8k => write!(f, "gsm8k"),
+            Self::Gsm8k {
+                split: Split::Train,
+            } => write!(f, "gsm8k:train"),
+            Self::Gsm8k { split: Split::Eval } => write!(f, "gsm8k:test"),
             Self::Arith { level, split } => generated(f, "arith", level, *split),
             Self::Lookup { level, split } => generated(f, "lookup", level, *split),
             Self::File(path) => write!(f, "{}", path.display()),
@@ -141,7 +157,7 @@ impl TaskSetSpec {
     pub fn load(&self, limit: Option<usize>, seed: u64) -> anyhow::Result<Vec<Task>> {
         let cap = limit.unwrap_or(usize::MAX);
         let mut tasks = match self {
-            Self::Gsm8k => gsm8k::shipped_test()?.into_iter().take(cap).collect(),
+            Self::Gsm8k { split } => gsm8k::shipped(*split)?.into_iter().take(cap).collect(),
             Self::File(path) => load_file(path)?.into_iter().take(cap).collect(),
             Self::Arith { level, split } => {
                 generate_arith(*level, *split, seed, limit.unwrap_or(DEFAULT_GENERATED))

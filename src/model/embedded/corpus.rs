@@ -1,6 +1,7 @@
-//! The text the embedded tokenizer is trained on: GSM8K's test split (shipped in
-//! `examples/gsm8k/`) and synthetic calculator conversations rendered by the chat template,
-//! so the chat and tool-call structure is in the vocabulary.
+//! The text the embedded tokenizer is trained on: GSM8K's train split (shipped in
+//! `examples/gsm8k/`; the test split is held out for evaluation and never seen) and
+//! synthetic calculator conversations rendered by the chat template, so the chat and
+//! tool-call structure is in the vocabulary.
 
 use crate::model::chat::messages_json;
 use crate::model::error::Result;
@@ -8,8 +9,10 @@ use crate::model::template::{ChatTemplate, RenderOptions};
 use crate::trajectory::{Message, ToolCall};
 use serde_json::{Value, json};
 
-/// GSM8K's test split, one `{"question", "answer"}` object per line (MIT, see
-/// `examples/gsm8k/LICENSE`).
+/// GSM8K's train split (7,473 problems), one `{"question", "answer"}` object per line (MIT,
+/// see `examples/gsm8k/LICENSE`).
+pub const GSM8K_TRAIN: &str = include_str!("../../../examples/gsm8k/train.jsonl");
+/// GSM8K's test split (1,319 problems), held out: evaluation only.
 pub const GSM8K_TEST: &str = include_str!("../../../examples/gsm8k/test.jsonl");
 
 /// The system prompt of the synthetic conversations.
@@ -101,12 +104,12 @@ pub const WHOLE_NUMBER_TOKENS: u32 = 199;
 
 /// Times the list of whole numbers is repeated in the corpus: often enough that their merges
 /// outrank the rarer word merges.
-const NUMBER_LIST_REPEATS: usize = 50;
+const NUMBER_LIST_REPEATS: usize = 300;
 
-/// The default corpus: every GSM8K question and answer, every fourth problem as a rendered
-/// calculator conversation, and the whole numbers up to `WHOLE_NUMBER_TOKENS`.
+/// The default corpus: every GSM8K train question and answer, every fourth problem as a
+/// rendered calculator conversation, and the whole numbers up to `WHOLE_NUMBER_TOKENS`.
 pub fn default_corpus(template: &ChatTemplate) -> Result<Vec<String>> {
-    let rows = gsm8k_rows(GSM8K_TEST);
+    let rows = gsm8k_rows(GSM8K_TRAIN);
     let mut corpus: Vec<String> = rows
         .iter()
         .map(|row| format!("{}\n{}", row.question, row.answer))
