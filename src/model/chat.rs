@@ -24,6 +24,16 @@ pub struct EncodedChat {
     pub loss_mask: Vec<u8>,
 }
 
+/// Which tokens of an encoded conversation the loss covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossOn {
+    /// What the policy wrote: assistant content, tool-call text, end-of-turn tokens.
+    Policy,
+    /// That and the user messages' text (the task's question), as axolotl's
+    /// `train_on_inputs` does for the prompt, minus the system prompt and tool results.
+    PolicyAndUser,
+}
+
 /// A tool call as OpenAI messages carry it, with the arguments as a parsed object when they
 /// parse (chat templates apply `tojson` to them).
 fn tool_call_json(call: &ToolCall) -> Value {
@@ -121,17 +131,40 @@ impl Chat {
         self.tokenizer.encode(&self.prompt_text(messages, tools)?)
     }
 
-    /// A whole conversation with its loss mask.
+    /// A whole conversation with its loss mask on the policy's tokens.
     pub fn encode(&self, messages: &[Message], tools: &[Value]) -> Result<EncodedChat> {
         self.encode_json(&messages_json(messages), tools)
     }
 
-    /// A whole conversation given as OpenAI JSON messages, with its loss mask.
+    /// A whole conversation with its loss mask on the tokens `loss_on` names.
+    pub fn encode_for(
+        &self,
+        messages: &[Message],
+        tools: &[Value],
+        loss_on: LossOn,
+    ) -> Result<EncodedChat> {
+        self.encode_json_for(&messages_json(messages), tools, loss_on)
+    }
+
+    /// A whole conversation given as OpenAI JSON messages, with its loss mask on the policy's
+    /// tokens.
     pub fn encode_json(&self, messages: &[Value], tools: &[Value]) -> Result<EncodedChat> {
+        self.encode_json_for(messages, tools, LossOn::Policy)
+    }
+
+    fn encode_json_for(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        loss_on: LossOn,
+    ) -> Result<EncodedChat> {
         let text =
             self.template
                 .render(messages, tools, &RenderOptions::generation_prompt(false))?;
-        let spans = self.assistant_spans(messages, tools, &text)?;
+        let mut spans = self.assistant_spans(messages, tools, &text)?;
+        if loss_on == LossOn::PolicyAndUser {
+            spans.extend(self.user_spans(messages, tools, &text)?);
+        }
         let (token_ids, offsets) = self.tokenizer.encode_with_offsets(&text)?;
         let loss_mask = offsets
             .iter()
@@ -170,6 +203,34 @@ impl Chat {
                 _ => text.len(),
             };
             spans.push((start, end));
+        }
+        Ok(spans)
+    }
+
+    /// Byte ranges of `text` holding the user messages' content, one per user message.
+    fn user_spans(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        text: &str,
+    ) -> Result<Vec<(usize, usize)>> {
+        let mut spans = Vec::new();
+        for (index, message) in messages.iter().enumerate() {
+            if message.get("role").and_then(Value::as_str) != Some(Role::User.as_str()) {
+                continue;
+            }
+            let Some(content) = message.get("content").and_then(Value::as_str) else {
+                continue;
+            };
+            let before = self.template.render(
+                &messages[..index],
+                tools,
+                &RenderOptions::generation_prompt(false),
+            )?;
+            let from = common_prefix_len(&before, text);
+            if let Some(found) = text[from..].find(content) {
+                spans.push((from + found, from + found + content.len()));
+            }
         }
         Ok(spans)
     }

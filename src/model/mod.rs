@@ -51,7 +51,7 @@ mod tokenizer;
 mod weights;
 
 pub use batch::{Padding, TokenBatch};
-pub use chat::{Chat, EncodedChat, message_json, messages_json};
+pub use chat::{Chat, EncodedChat, LossOn, message_json, messages_json};
 pub use config::{Architecture, ModelConfig, dtype_name};
 pub use decoder::{Decoder, SequenceId};
 pub use device::{DeviceChoice, check_dtype, default_dtype, parse_dtype};

@@ -106,6 +106,10 @@ pub struct SftConfig {
     /// (chosen per task by the run seed): a cold-start set with both styles, so that RL
     /// has a choice to learn.
     pub direct_answers: f64,
+    /// Put the user messages' text (the questions) in the loss too, not only what the
+    /// policy writes: predicting a question's repeated names and numbers teaches the
+    /// attention that copies them.
+    pub loss_on_user: bool,
 }
 
 impl Default for SftConfig {
@@ -116,6 +120,7 @@ impl Default for SftConfig {
             batch_size: 16,
             batch_tokens: 8192,
             direct_answers: 0.0,
+            loss_on_user: false,
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::agent::rollout::offered_tools;
 use crate::agent::tasks::SplitMix64;
 use crate::agent::tools::builtin_spec;
 use crate::formats::{ImportOptions, Item, import_file};
-use crate::model::Chat;
+use crate::model::{Chat, LossOn};
 use crate::train::SftExample;
 use crate::trajectory::{Message, Task};
 use anyhow::Context;
@@ -33,6 +33,11 @@ pub fn sft_examples(chat: &Chat, config: &RunConfig, max_tokens: usize) -> anyho
         examples: Vec::new(),
         skipped: Vec::new(),
     };
+    let loss_on = if config.sft.loss_on_user {
+        LossOn::PolicyAndUser
+    } else {
+        LossOn::Policy
+    };
     for (name, messages, tools) in conversations {
         let Some(messages) = messages else {
             data.skipped
@@ -40,7 +45,7 @@ pub fn sft_examples(chat: &Chat, config: &RunConfig, max_tokens: usize) -> anyho
             continue;
         };
         let encoded = chat
-            .encode(&messages, &tools)
+            .encode_for(&messages, &tools, loss_on)
             .with_context(|| format!("cannot encode {name}"))?;
         if encoded.token_ids.len() > max_tokens {
             data.skipped.push(format!(

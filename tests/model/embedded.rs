@@ -4,7 +4,7 @@
 use rollscope::model::embedded::{
     self, EmbeddedSpec, SPECIAL_TOKENS, calculator_conversation, calculator_tool, gsm8k_rows,
 };
-use rollscope::model::{LanguageModel, LoadOptions, SamplingParams};
+use rollscope::model::{LanguageModel, LoadOptions, LossOn, SamplingParams};
 use std::path::Path;
 
 const FILES: [&str; 6] = [
@@ -213,4 +213,37 @@ fn the_tokenizer_corpus_holds_no_test_question() {
     );
     let train = gsm8k_rows(embedded::GSM8K_TRAIN);
     assert!(corpus.contains(train[0].question.as_str()));
+}
+
+/// `LossOn::PolicyAndUser` adds exactly the user message's text to the policy's tokens:
+/// never the system prompt, the headers or the tool results.
+#[test]
+fn the_user_loss_adds_the_question_and_nothing_else() {
+    let (_dir, model) = default_model();
+    let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TRAIN)[1]);
+    let tools = [calculator_tool()];
+    let policy = model.chat.encode(&conversation, &tools).unwrap();
+    let both = model
+        .chat
+        .encode_for(&conversation, &tools, LossOn::PolicyAndUser)
+        .unwrap();
+    assert_eq!(policy.token_ids, both.token_ids);
+    let added: Vec<u32> = both
+        .token_ids
+        .iter()
+        .zip(policy.loss_mask.iter().zip(&both.loss_mask))
+        .filter(|&(_, (&before, &after))| before == 0 && after == 1)
+        .map(|(&id, _)| id)
+        .collect();
+    assert!(
+        policy
+            .loss_mask
+            .iter()
+            .zip(&both.loss_mask)
+            .all(|(&before, &after)| after >= before),
+        "the policy's tokens stay in the loss"
+    );
+    let text = model.chat.tokenizer.decode(&added, false).unwrap();
+    let question = &conversation[1].content;
+    assert_eq!(text.trim(), question.trim(), "{text:?}");
 }
