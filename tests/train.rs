@@ -9,6 +9,8 @@ mod async_runs;
 mod checkpoints;
 #[path = "train/common.rs"]
 mod common;
+#[path = "train/goals.rs"]
+mod goals;
 #[path = "train/grpo.rs"]
 mod grpo;
 #[path = "train/grpo_fixture.rs"]

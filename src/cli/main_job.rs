@@ -7,8 +7,8 @@ use super::Cli;
 use super::run_progress::CliProgress;
 use super::train::run_context;
 use crate::run::{
-    ColdStartEvent, EvalFigures, GRPO_PRESET, RunConfig, RunOutcome, cold_start, latest_sft_eval,
-    train_grpo,
+    ColdStartEvent, EvalFigures, GRPO_PRESET, GoalCheck, RunConfig, RunOutcome, cold_start,
+    cold_start_goals, grpo_goal, latest_sft_eval, train_grpo,
 };
 use indicatif::ProgressBar;
 
@@ -22,6 +22,7 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     if let Some(outcome) = &cold {
         print_outcome("cold start (SFT)", outcome);
     }
+    print_goals(&cold_start_goals(&context)?);
     if !cli.headless {
         drop(context);
         if cold.is_some() {
@@ -44,8 +45,22 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
             100.0 * after.accuracy,
             100.0 * (after.accuracy - before.accuracy)
         );
+        print_goals(&[grpo_goal(before.accuracy, after.accuracy)]);
     }
     Ok(())
+}
+
+/// The main job's goals, one line each, with the measured figure.
+fn print_goals(goals: &[GoalCheck]) {
+    for check in goals {
+        println!(
+            "goal {:<15} {:<28} {:>6.1}%  {}",
+            check.stage,
+            check.goal,
+            100.0 * check.accuracy,
+            if check.met { "met" } else { "MISSED" }
+        );
+    }
 }
 
 /// The cold start on standard error: a spinner while the model is built, a bar per SFT run.

@@ -98,6 +98,72 @@ pub fn cold_start(
     Ok(made)
 }
 
+/// Held-out greedy accuracy the calculator SFT must reach: copying numbers formed.
+pub const CALCULATOR_SFT_GOAL: f64 = 0.95;
+/// Room the mixed SFT must leave GRPO: at most `1 − ROOM_FOR_GRPO` held-out accuracy.
+pub const ROOM_FOR_GRPO: f64 = 0.40;
+/// Points of held-out accuracy GRPO must add over the cold start.
+pub const GRPO_GAIN_GOAL: f64 = 0.10;
+
+/// One of the main job's goals, and what a run measured against it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GoalCheck {
+    /// The stage, e.g. `calculator SFT`.
+    pub stage: &'static str,
+    /// The goal in words, e.g. `≥ 95% held-out`.
+    pub goal: String,
+    /// The held-out accuracy measured (for GRPO: after it).
+    pub accuracy: f64,
+    /// Whether the goal was met.
+    pub met: bool,
+}
+
+/// The cold start's goals checked against the session's finished SFT runs (one per stage
+/// finished): the calculator SFT reaches `CALCULATOR_SFT_GOAL`, the mixed SFT leaves
+/// `ROOM_FOR_GRPO`.
+pub fn cold_start_goals(context: &RunContext) -> anyhow::Result<Vec<GoalCheck>> {
+    let mut checks = Vec::new();
+    for (index, run) in finished_sft_runs(context)?
+        .iter()
+        .take(COLD_START.len())
+        .enumerate()
+    {
+        let Some(accuracy) = final_accuracy(context, run)? else {
+            continue;
+        };
+        checks.push(if index == 0 {
+            GoalCheck {
+                stage: "calculator SFT",
+                goal: format!("≥ {:.0}% held-out", 100.0 * CALCULATOR_SFT_GOAL),
+                accuracy,
+                met: accuracy >= CALCULATOR_SFT_GOAL,
+            }
+        } else {
+            GoalCheck {
+                stage: "mixed SFT",
+                goal: format!("≤ {:.0}% held-out", 100.0 * (1.0 - ROOM_FOR_GRPO)),
+                accuracy,
+                met: accuracy <= 1.0 - ROOM_FOR_GRPO,
+            }
+        });
+    }
+    Ok(checks)
+}
+
+/// GRPO's goal: `GRPO_GAIN_GOAL` points over the cold start's accuracy `before`.
+pub fn grpo_goal(before: f64, after: f64) -> GoalCheck {
+    GoalCheck {
+        stage: "GRPO",
+        goal: format!(
+            "≥ {:.0}% held-out ({:+.0} points)",
+            100.0 * (before + GRPO_GAIN_GOAL),
+            100.0 * GRPO_GAIN_GOAL
+        ),
+        accuracy: after,
+        met: after >= before + GRPO_GAIN_GOAL,
+    }
+}
+
 /// The session's finished SFT runs, oldest first.
 fn finished_sft_runs(context: &RunContext) -> anyhow::Result<Vec<String>> {
     Ok(context
@@ -114,13 +180,17 @@ pub fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigure
     let Some(run) = finished_sft_runs(context)?.pop() else {
         return Ok(None);
     };
-    let rows = context.store.metrics(&run)?;
-    let accuracy = rows
-        .iter()
-        .rev()
-        .find_map(|row| row.get(metric::EVAL_ACCURACY));
-    Ok(accuracy.map(|accuracy| EvalFigures {
+    Ok(final_accuracy(context, &run)?.map(|accuracy| EvalFigures {
         accuracy,
         ..EvalFigures::default()
     }))
+}
+
+/// The last held-out accuracy a run's metrics rows hold.
+fn final_accuracy(context: &RunContext, run: &str) -> anyhow::Result<Option<f64>> {
+    let rows = context.store.metrics(run)?;
+    Ok(rows
+        .iter()
+        .rev()
+        .find_map(|row| row.get(metric::EVAL_ACCURACY)))
 }

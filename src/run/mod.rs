@@ -30,7 +30,10 @@ pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
 pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
 pub use grpo_run::{resume_grpo, train_grpo};
 pub use lifecycle::{RunFiles, eval_run, starting_model};
-pub use main_job::{ColdStartEvent, cold_start, latest_sft_eval};
+pub use main_job::{
+    CALCULATOR_SFT_GOAL, ColdStartEvent, GRPO_GAIN_GOAL, GoalCheck, ROOM_FOR_GRPO, cold_start,
+    cold_start_goals, grpo_goal, latest_sft_eval,
+};
 pub use rollout_job::{JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, run_rollout_job};
 pub use sft_run::{resume_sft, train_sft};
 pub use sweep::{ConfigSource, Sweep, SweepPoint, run_configs};
