@@ -7,13 +7,14 @@ use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::content::Section;
 use crate::tui::layout;
-use crate::tui::rich::Tone;
+use crate::tui::rich::{RichLine, Tone};
 use crate::tui::state::trajectory::OpenTrajectory;
 use crate::tui::theme::Theme;
+use crate::tui::wrap::{window, wrap_spans};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 /// Draws the trajectory screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -311,27 +312,32 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         }
     }
     let rows = usize::from(area.height.saturating_sub(2));
+    let columns = usize::from(area.width.saturating_sub(2));
+    let mut lines: Vec<Line> = lines
+        .iter()
+        .flat_map(|head| wrap_spans(head, columns))
+        .collect();
     let room = rows.saturating_sub(lines.len());
-    let scroll = state.scroll.min(content.lines.len().saturating_sub(1));
-    lines.extend(
-        content
-            .lines
-            .iter()
-            .skip(scroll)
-            .take(room)
-            .map(|rich| line(theme, rich)),
-    );
-    let position = if content.lines.len() > room {
-        format!(" {}/{} ", scroll + 1, content.lines.len())
-    } else {
-        String::new()
-    };
+    let scroll = state.scroll.min(state.rows.len().saturating_sub(1));
+    let shown: Vec<RichLine> = state
+        .rows
+        .iter()
+        .skip(scroll)
+        .take(room)
+        .map(|row| {
+            let across = if row.code { state.across } else { 0 };
+            window(&row.pieces, across, columns)
+        })
+        .collect();
+    lines.extend(shown.iter().map(|rich| line(theme, rich)));
+    let mut position = String::new();
+    if state.rows.len() > room {
+        position = format!(" {}/{} ", scroll + 1, state.rows.len());
+    }
+    if state.across > 0 {
+        position = format!(" ← col {}{position}", state.across + 1);
+    }
     let block = pane(theme, Line::from(span(theme, Tone::Accent, title)), true)
         .title_bottom(Line::from(span(theme, Tone::Muted, position)).right_aligned());
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block),
-        area,
-    );
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }

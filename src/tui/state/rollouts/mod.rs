@@ -108,10 +108,11 @@ impl RolloutsTab {
             .set_height(layout::list_rows(viewport), &mut self.tags)
     }
 
-    /// Recomputes how many tokens fit per row of the token view.
+    /// Lays the trajectory pane out for its width and recomputes how many tokens fit per
+    /// row of the token view.
     fn refit_tokens(&mut self, viewport: Rect, token_text: &dyn TokenText) {
-        let (_, body, _) = layout::shell(viewport);
-        let width = usize::from(layout::trajectory(body).pane.width.saturating_sub(2));
+        let width = layout::pane_columns(viewport);
+        self.trajectory.fit(width);
         let open = self.trajectory.open.as_ref();
         let ids = open
             .and_then(|open| open.trajectory().token_trace.as_ref())

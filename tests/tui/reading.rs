@@ -1,0 +1,127 @@
+//! Reading real transcripts: prose wraps at words by display width, code and JSON keep
+//! their lines and scroll sideways, wide characters never leave stray cells.
+
+use crate::common::*;
+use crate::content::opened;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use rollscope::trajectory::{Message, Reward, ToolCall, Trajectory, TrajectoryId};
+use rollscope::tui::{Action, App, view};
+
+/// A trajectory whose first turn has a long sentence, a long JSON argument and a line of
+/// flags and CJK characters.
+fn long_lines() -> Trajectory {
+    let mut sentence = "word ".repeat(31);
+    sentence.push_str("arguments surrogate-ish ");
+    sentence.push_str(&"tail ".repeat(30));
+    let mut turn = Message::assistant(sentence);
+    let expression = format!("{}TAIL42", "1+".repeat(70));
+    turn.tool_calls.push(ToolCall::new(
+        "calculator",
+        format!(r#"{{"expression": "{expression}"}}"#),
+    ));
+    let flags = "🇫🇷🇯🇵数学".repeat(12);
+    let mut trajectory = Trajectory::new(
+        TrajectoryId(0x77),
+        vec![
+            Message::system("sys"),
+            Message::user("question"),
+            turn,
+            Message::tool(format!(r#"{{"flags": "x{flags}"}}"#)),
+            Message::assistant("Final Answer: 2"),
+        ],
+    );
+    trajectory.task_id = Some("long-lines".into());
+    trajectory.reward = Some(Reward::scalar(0.0));
+    trajectory
+}
+
+/// The screen's rows as text.
+fn rows(app: &App) -> Vec<String> {
+    render(app).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn prose_wraps_at_words_and_never_cuts_one() {
+    for width in [100u16, 160, 61] {
+        let app = opened(long_lines(), width, 40);
+        let screen = render(&app);
+        assert!(screen.contains("arguments"), "{screen}");
+        assert!(screen.contains("surrogate-ish"), "{screen}");
+        for row in rows(&app) {
+            let words: Vec<&str> = row.split([' ', '│']).collect();
+            assert!(
+                !words.contains(&"argum") && !words.contains(&"wor"),
+                "a word cut in half: {row}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_keeps_its_lines_and_scrolls_sideways() {
+    let mut app = opened(long_lines(), 100, 40);
+    let screen = render(&app);
+    assert!(screen.contains("\"expression\": \"1+1+"), "{screen}");
+    assert!(
+        !screen.contains("TAIL42"),
+        "the JSON line is not wrapped onto a second row\n{screen}"
+    );
+    act(&mut app, &[Action::ScrollRight; 20]);
+    let scrolled = render(&app);
+    assert!(scrolled.contains("TAIL42\""), "{scrolled}");
+    assert!(scrolled.contains("← col"), "the pane says it is scrolled");
+    assert!(
+        scrolled.contains("arguments"),
+        "prose stays put while code scrolls\n{scrolled}"
+    );
+    act(&mut app, &[Action::ScrollLeft; 20]);
+    assert!(render(&app).contains("\"expression\": \"1+1+"));
+}
+
+#[test]
+fn wide_characters_leave_no_stray_cells_when_scrolled() {
+    let mut app = opened(long_lines(), 100, 40);
+    for shift in 0..6 {
+        let mut terminal = Terminal::new(TestBackend::new(100, 40)).expect("terminal");
+        terminal
+            .draw(|frame| view::draw(frame, &app))
+            .expect("draw");
+        let buffer = terminal.backend().buffer().clone();
+        let flag_row = (0..40)
+            .find(|&y| (0..100).any(|x| buffer[(x, y)].symbol().contains('数')))
+            .unwrap_or_else(|| panic!("the flags row is shown after {shift} scrolls"));
+        assert_eq!(
+            buffer[(99, flag_row)].symbol(),
+            "│",
+            "the pane's border stays in its column after {shift} scrolls"
+        );
+        for x in 0..100 {
+            let symbol = buffer[(x, flag_row)].symbol();
+            let regional = symbol
+                .chars()
+                .filter(|c| ('\u{1F1E6}'..='\u{1F1FF}').contains(c))
+                .count();
+            assert!(
+                regional == 0 || regional == 2,
+                "half a flag at column {x} after {shift} scrolls"
+            );
+        }
+        act(&mut app, &[Action::ScrollRight]);
+    }
+}
+
+#[test]
+fn help_in_the_token_view_lists_the_token_keys() {
+    let mut app = listed_app(8, 8);
+    act(&mut app, &[Action::Open, Action::Tokens]);
+    assert!(
+        app.tabs.rollouts.trajectory.tokens.is_some(),
+        "the synthetic rollout has a token trace"
+    );
+    act(&mut app, &[Action::Help]);
+    let help = render(&app);
+    assert!(help.contains("next token"), "{help}");
+    assert!(help.contains("shade by log-prob / entropy"), "{help}");
+    assert!(!help.contains("next turn"), "{help}");
+}
