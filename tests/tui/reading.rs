@@ -125,3 +125,35 @@ fn help_in_the_token_view_lists_the_token_keys() {
     assert!(help.contains("shade by log-prob / entropy"), "{help}");
     assert!(!help.contains("next turn"), "{help}");
 }
+
+#[test]
+fn a_message_leaves_the_key_hints_and_is_cut_with_an_ellipsis() {
+    let mut app = listed_app(8, 8);
+    app.notify(format!(
+        "saved 1f3a: {} end-of-message",
+        "calculation ".repeat(20)
+    ));
+    let screen = render(&app);
+    let bottom = screen.lines().last().unwrap();
+    for hint in ["j/k move", "enter open", "? help", "q quit"] {
+        assert!(bottom.contains(hint), "{hint:?} stays in view: {bottom}");
+    }
+    assert!(bottom.contains("saved 1f3a: calculation"), "{bottom}");
+    assert!(
+        bottom.trim_end_matches(['"', ' ']).ends_with('…'),
+        "a long message says it was cut: {bottom}"
+    );
+    assert!(!bottom.contains("end-of-message"));
+    app.notify("short note");
+    let bottom = render(&app).lines().last().unwrap().to_string();
+    assert!(
+        bottom.contains("short note") && bottom.contains("q quit"),
+        "{bottom}"
+    );
+    act(&mut app, &[Action::TabRuns]);
+    let bottom = render(&app).lines().last().unwrap().to_string();
+    assert!(
+        !bottom.contains("short note"),
+        "a tab switch clears the message: {bottom}"
+    );
+}

@@ -295,3 +295,45 @@ fn brackets_walk_the_badcase_queue_and_skip_labelled_ones() {
             .contains("no unlabelled failure before")
     );
 }
+
+#[test]
+fn the_next_badcase_opens_at_the_turn_the_label_keys_target() {
+    let mut app = listed_app(512, 512);
+    let (index, id, focus) = summaries(512)
+        .iter()
+        .enumerate()
+        .filter(|(_, summary)| summary.is_unlabelled_failure())
+        .find_map(|(index, summary)| {
+            let focus = rollscope::tui::annotate::focus_step(&trajectory(index as u64))?;
+            (focus > 0).then_some((index, summary.id, focus))
+        })
+        .expect("a failure whose first low-PRM turn is not the first");
+    let tag = app.tabs.rollouts.list.tag;
+    app.update(Msg::Engine(Update::Queue {
+        tag,
+        entries: vec![(index, id)],
+    }));
+    let commands = act(&mut app, &[Action::NextBadcase]);
+    answer_preview(&mut app, &commands);
+    assert_eq!(app.screen(), Screen::Trajectory);
+    assert_eq!(app.tabs.rollouts.trajectory.id(), Some(id));
+    assert_eq!(
+        app.tabs.rollouts.trajectory.current_step(),
+        Some(focus),
+        "`]` opens at the first low-PRM turn"
+    );
+    let saved = act(&mut app, &[Action::LabelCalculation]);
+    assert!(
+        saved.iter().any(|command| matches!(
+            command,
+            Command::SaveLabel { draft, .. } if draft.step as usize == focus
+        )),
+        "the label key targets the turn shown: {saved:?}"
+    );
+    act(&mut app, &[Action::Back, Action::Open]);
+    assert_eq!(
+        app.tabs.rollouts.trajectory.current_step(),
+        Some(0),
+        "enter still opens at the first turn"
+    );
+}

@@ -84,7 +84,7 @@ impl App {
             return Vec::new();
         };
         let mut commands = self.tabs.rollouts.select(row);
-        commands.extend(self.open_trajectory(id));
+        commands.extend(self.open_trajectory(id, true));
         if let Some(progress) = self.queue.progress() {
             self.notify(progress);
         }

@@ -4,6 +4,7 @@
 use crate::engine::{LoadedTrajectory, Tag};
 use crate::trajectory::{Label, Trajectory, TrajectoryId};
 use crate::tui::action::Action;
+use crate::tui::annotate;
 use crate::tui::content::{Section, SectionContent, sections};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
@@ -58,6 +59,9 @@ pub struct TrajectoryState {
     pub tag: Tag,
     /// The trajectory being loaded.
     pub loading: Option<TrajectoryId>,
+    /// Whether it opens at the turn the label keys target (its first low-PRM turn) rather
+    /// than at its first turn.
+    pub at_focus: bool,
     /// The current section.
     pub section: usize,
     /// The first row shown of the section.
@@ -73,10 +77,12 @@ pub struct TrajectoryState {
 }
 
 impl TrajectoryState {
-    /// Starts loading a trajectory (the screen shows it when it arrives).
-    pub fn start_loading(&mut self, id: TrajectoryId, tag: Tag) {
+    /// Starts loading a trajectory (the screen shows it when it arrives), to open at its
+    /// first turn or, `at_focus`, at the turn the label keys target.
+    pub fn start_loading(&mut self, id: TrajectoryId, tag: Tag, at_focus: bool) {
         self.loading = Some(id);
         self.tag = tag;
+        self.at_focus = at_focus;
     }
 
     /// Takes a loaded trajectory if it is the one awaited; opens it at its first step.
@@ -90,7 +96,8 @@ impl TrajectoryState {
             return false;
         }
         let sections = sections(loaded, highlighter);
-        self.section = usize::from(sections.len() > 2);
+        let focus = annotate::focus_step(&loaded.trajectory).filter(|_| self.at_focus);
+        self.section = focus.map_or(usize::from(sections.len() > 2), |step| step + 1);
         self.scroll = 0;
         self.across = 0;
         self.tokens = self.tokens.map(|cursor| TokenCursor { index: 0, ..cursor });

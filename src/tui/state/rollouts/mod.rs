@@ -216,10 +216,12 @@ impl RolloutsTab {
     }
 
     /// Shows a trajectory on the trajectory screen: at once when the preview holds it,
-    /// else once the engine has loaded it.
+    /// else once the engine has loaded it; at its first turn or, `at_focus`, at the turn
+    /// the label keys target.
     pub fn open_trajectory(
         &mut self,
         id: TrajectoryId,
+        at_focus: bool,
         viewport: Rect,
         token_text: &dyn TokenText,
     ) -> Vec<Command> {
@@ -227,7 +229,7 @@ impl RolloutsTab {
             self.screens.push(Screen::Trajectory);
         }
         let tag = self.tags.fresh();
-        self.trajectory.start_loading(id, tag);
+        self.trajectory.start_loading(id, tag, at_focus);
         let preview = self
             .list
             .preview
