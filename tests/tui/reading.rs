@@ -157,3 +157,50 @@ fn a_message_leaves_the_key_hints_and_is_cut_with_an_ellipsis() {
         "a tab switch clears the message: {bottom}"
     );
 }
+
+/// An app listing `tasks` (one row each, run `grpo-0002/eval` at step 41), `width` wide.
+fn listing(tasks: &[&str], width: u16) -> App {
+    let mut app = app(width, 30);
+    let tag = list_tag(&app.start());
+    let rows: Vec<rollscope::store::Summary> = tasks
+        .iter()
+        .enumerate()
+        .map(|(index, task)| {
+            let mut summary = rollscope::store::Summary::of(&trajectory(index as u64), 0);
+            summary.task_id = (*task).to_string();
+            summary.run = "grpo-0002/eval".into();
+            summary.step = Some(41);
+            summary
+        })
+        .collect();
+    app.update(rollscope::tui::Msg::Engine(
+        rollscope::engine::Update::Window(rollscope::engine::Window {
+            tag,
+            start: 0,
+            rows,
+            matching: Some(tasks.len()),
+            stored: Some(tasks.len()),
+        }),
+    ));
+    app
+}
+
+#[test]
+fn list_columns_fit_their_values_and_cut_with_an_ellipsis() {
+    let tasks = ["arith-1-00015", "arith-1-00016", "gsm8k-word-problem-00093"];
+    let wide = render(&listing(&tasks, 140));
+    for shown in ["arith-1-00015", "gsm8k-word-problem-00093", "0002/eval·41"] {
+        assert!(
+            wide.contains(shown),
+            "{shown} in full at 140 columns\n{wide}"
+        );
+    }
+    let narrow = render(&listing(&tasks, 80));
+    assert!(narrow.contains("arith-1-00…"), "{narrow}");
+    assert!(
+        !narrow.contains("arith-1-0001 "),
+        "never cut without a mark\n{narrow}"
+    );
+    assert!(narrow.contains("0002/…·41"), "the step survives\n{narrow}");
+    assert!(narrow.contains("answered"), "{narrow}");
+}

@@ -2,7 +2,7 @@
 //! last message, or the open prompt).
 
 use super::help::hints;
-use super::widgets::span;
+use super::widgets::{ellipsize, span};
 use crate::engine::EngineState;
 use crate::text::inert;
 use crate::trajectory::RunStatus;
@@ -14,7 +14,6 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
 
 /// Draws the top bar.
@@ -118,7 +117,7 @@ pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
         }
         let room = width.saturating_sub(hints_width(&hints));
         let tone = if notice.error { Tone::Fail } else { Tone::Text };
-        let shown = fit(&text, room.saturating_sub(1));
+        let shown = ellipsize(&text, room.saturating_sub(1));
         let pad = room.saturating_sub(shown.width());
         line.extend(hints.into_iter().flatten());
         line.push(Span::raw(" ".repeat(pad)));
@@ -127,27 +126,6 @@ pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
         line.extend(hints.into_iter().flatten());
     }
     frame.render_widget(Paragraph::new(Line::from(line)), area);
-}
-
-/// A text cut to `columns` cells, with `…` when cut.
-fn fit(text: &str, columns: usize) -> String {
-    if text.width() <= columns {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for grapheme in text.graphemes(true) {
-        let cells = grapheme.width();
-        if used + cells + 1 > columns {
-            break;
-        }
-        used += cells;
-        out.push_str(grapheme);
-    }
-    if columns > 0 {
-        out.push('…');
-    }
-    out
 }
 
 /// A count with thin separators: `12,480`.
