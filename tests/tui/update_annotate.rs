@@ -226,6 +226,7 @@ fn notes_attach_to_the_turns_label() {
         app.update(key(KeyCode::Enter)).is_empty(),
         "no label to note yet"
     );
+    app.pending_note = None;
     saved(
         &mut app,
         trajectory(0),
@@ -336,4 +337,32 @@ fn the_next_badcase_opens_at_the_turn_the_label_keys_target() {
         Some(0),
         "enter still opens at the first turn"
     );
+}
+
+#[test]
+fn a_note_on_an_unlabelled_turn_is_kept_for_its_label() {
+    let mut app = listed_app(100, 100);
+    act(&mut app, &[Action::Open, Action::Right]);
+    app.update(char_key('n'));
+    type_text(&mut app, "uses 52 not 25");
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    let screen = render(&app);
+    assert!(
+        screen.contains("uses 52 not 25"),
+        "the note stays in view\n{screen}"
+    );
+    assert!(
+        app.status
+            .notice
+            .as_ref()
+            .is_some_and(|notice| notice.text.contains("1–4")),
+        "the message says how the note is saved"
+    );
+    let commands = act(&mut app, &[Action::LabelCalculation]);
+    let Some(Command::SaveLabel { draft, .. }) = commands.first() else {
+        panic!("a label is saved: {commands:?}")
+    };
+    assert_eq!(draft.kind, ErrorKind::Calculation);
+    assert_eq!(draft.note.as_deref(), Some("uses 52 not 25"));
+    assert!(app.pending_note.is_none(), "the note went on the label");
 }

@@ -13,7 +13,7 @@ pub use super::state::status::{Notice, Status};
 pub use prompt_commands::COMMANDS;
 
 use super::action::{Action, Scope};
-use super::annotate::{BadcaseQueue, UndoStack};
+use super::annotate::{BadcaseQueue, PendingNote, UndoStack};
 use super::keymap::Keymap;
 use super::layout;
 use super::outcome::Outcome;
@@ -86,6 +86,8 @@ pub struct App {
     pub queue: BadcaseQueue,
     /// Label changes that `u` undoes.
     pub undo: UndoStack,
+    /// A note written on an unlabelled turn, waiting for its label.
+    pub pending_note: Option<PendingNote>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// Whether the help overlay is open.
@@ -116,6 +118,7 @@ impl App {
             overview: OverviewState::default(),
             queue: BadcaseQueue::default(),
             undo: UndoStack::default(),
+            pending_note: None,
             prompt: None,
             help: false,
             status: Status::default(),

@@ -307,6 +307,21 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
             }
             lines.push(Line::from(spans));
         }
+        if let Some(note) = app
+            .pending_note
+            .as_ref()
+            .filter(|note| note.id == trajectory.id && note.step == step as u32)
+        {
+            lines.push(Line::from(vec![
+                span(theme, Tone::Muted, "Note "),
+                span(
+                    theme,
+                    Tone::Text,
+                    inert(&clip(&note.text, 120)).into_owned(),
+                ),
+                span(theme, Tone::Warn, "  kept: 1–4 labels the turn with it"),
+            ]));
+        }
         if !lines.is_empty() {
             lines.push(Line::default());
         }
