@@ -204,3 +204,33 @@ fn list_columns_fit_their_values_and_cut_with_an_ellipsis() {
     assert!(narrow.contains("0002/…·41"), "the step survives\n{narrow}");
     assert!(narrow.contains("answered"), "{narrow}");
 }
+
+#[test]
+fn the_outcome_breakdown_adds_up_on_screen() {
+    let mut trajectory = long_lines();
+    let mut reward = Reward::scalar(0.75);
+    reward.components.insert("correct".into(), 1.0);
+    reward.components.insert("format_strict".into(), -0.05);
+    reward.components.insert("length".into(), -0.2);
+    trajectory.reward = Some(reward);
+    let screen = render(&opened(trajectory, 120, 40));
+    assert!(screen.contains("parts of the total"), "{screen}");
+    for row in [
+        "correct        +1.00",
+        "format_strict  -0.05",
+        "length         -0.20",
+        "= fail          0.75",
+    ] {
+        assert!(screen.contains(row), "{row:?} aligned\n{screen}");
+    }
+    let mut raw = long_lines();
+    let mut reward = Reward::scalar(0.0);
+    reward.components.insert("correct".into(), 0.0);
+    reward.components.insert("format".into(), 1.0);
+    raw.reward = Some(reward);
+    let screen = render(&opened(raw, 120, 40));
+    assert!(
+        screen.contains("scores (not parts)"),
+        "scores that do not sum to the total are not shown as its parts\n{screen}"
+    );
+}

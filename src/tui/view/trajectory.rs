@@ -2,7 +2,7 @@
 //! outcome) and the current section, or the token view.
 
 use super::tokens;
-use super::widgets::{gauge, label_letters, label_marks, line, pane, span};
+use super::widgets::{ellipsize, gauge, label_letters, label_marks, line, pane, span};
 use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::content::Section;
@@ -15,6 +15,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the trajectory screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -39,7 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .reward
         .as_ref()
         .map_or(0, |reward| reward.components.len() as u16);
-    let outcome_height = (components + 4).min(9);
+    let outcome_height = (components + 5).min(10);
     let (turns, outcome) = if areas.turns.height >= outcome_height + 8 {
         let [turns, outcome] =
             Layout::vertical([Constraint::Fill(1), Constraint::Length(outcome_height)])
@@ -156,31 +157,55 @@ fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajecto
 fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory) {
     let trajectory = open.trajectory();
     let mut lines = Vec::new();
+    let columns = usize::from(area.width.saturating_sub(2));
     if let Some(reward) = &trajectory.reward {
         let (verdict, tone) = if reward.is_pass() {
             ("pass", Tone::Pass)
         } else {
             ("fail", Tone::Fail)
         };
+        let name_width = reward
+            .components
+            .keys()
+            .map(|name| inert(name).width())
+            .chain([9])
+            .max()
+            .unwrap_or(9)
+            .min(columns.saturating_sub(7).max(4));
+        let row = |name: &str, value: String| {
+            let name = ellipsize(&inert(name), name_width);
+            let pad = name_width.saturating_sub(name.width());
+            format!("{name}{} {value:>6}", " ".repeat(pad))
+        };
+        let sum: f64 = reward.components.values().sum();
+        let adds_up = (sum - reward.total).abs() < 1e-6;
+        if !reward.components.is_empty() {
+            let heading = if adds_up {
+                "parts of the total"
+            } else {
+                "scores (not parts)"
+            };
+            lines.push(Line::from(span(theme, Tone::Accent, heading)));
+        }
+        for (name, value) in &reward.components {
+            let value = if adds_up {
+                format!("{value:+.2}")
+            } else {
+                format!("{value:.2}")
+            };
+            lines.push(Line::from(span(theme, Tone::Muted, row(name, value))));
+        }
         lines.push(Line::from(span(
             theme,
             tone,
-            format!("{verdict:<10}{:>7.2}", reward.total),
+            row(&format!("= {verdict}"), format!("{:.2}", reward.total)),
         )));
-        for (name, value) in &reward.components {
-            let name = inert(&clip(name, 10)).into_owned();
-            lines.push(Line::from(span(
-                theme,
-                Tone::Muted,
-                format!("{name:<10}{value:>7.2}"),
-            )));
-        }
     }
     if let Some(advantage) = trajectory.advantage {
         lines.push(Line::from(span(
             theme,
             Tone::Muted,
-            format!("{:<10}{advantage:>+7.2}", "advantage"),
+            format!("advantage {advantage:+.2}"),
         )));
     }
     let title = Line::from(span(theme, Tone::Muted, " outcome "));
