@@ -385,3 +385,53 @@ fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
     assert!(act(&mut app, &[Action::Pin]).is_empty());
     assert_eq!(app.tabs.runs.overlay_run, None, "space again unpins");
 }
+
+#[test]
+fn the_header_counts_follow_a_run_as_it_writes_rollouts() {
+    let mut app = listed_app(8, 8);
+    act(&mut app, &[Action::Down, Action::Down]);
+    assert!(render(&app).contains("8 rollouts"));
+    let tag = app.tabs.rollouts.list.tag;
+    let relisted = |commands: &[Command]| {
+        commands
+            .iter()
+            .any(|command| matches!(command, Command::List { tag: listed, .. } if *listed == tag))
+    };
+    let commands = app.update(Msg::Engine(Update::RunChanged(progress(
+        "grpo-0009",
+        RunStatus::Running,
+        1,
+    ))));
+    assert!(
+        relisted(&commands),
+        "a finished step recounts: {commands:?}"
+    );
+    app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
+        tag,
+        start: 0,
+        rows: summaries(24),
+        matching: Some(24),
+        stored: Some(24),
+    })));
+    let screen = render(&app);
+    assert!(screen.contains("24 rollouts"), "{screen}");
+    assert!(screen.contains("3 of 24"), "the cursor stays\n{screen}");
+    let mut activity = progress("grpo-0009", RunStatus::Running, 1);
+    activity.activity = Some(RunActivity {
+        step: 2,
+        phase: Phase::Rollouts,
+        done: 3,
+        total: 8,
+    });
+    let commands = app.update(Msg::Engine(Update::RunChanged(activity)));
+    assert!(
+        !relisted(&commands),
+        "progress inside a step does not recount"
+    );
+    let commands = app.update(Msg::Engine(Update::RunChanged(progress(
+        "grpo-0009",
+        RunStatus::Done,
+        1,
+    ))));
+    assert!(relisted(&commands), "the run's end recounts");
+}
