@@ -182,9 +182,11 @@ fn the_runs_keys_shadow_global_keys_in_the_runs_tab_only() {
 fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
     let mut app = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
     let mut started = progress("grpo-0002", RunStatus::Running, 0);
-    assert_eq!(
-        app.update(Msg::Engine(Update::RunChanged(started.clone()))),
-        vec![Command::LoadRuns]
+    let commands = app.update(Msg::Engine(Update::RunChanged(started.clone())));
+    assert_eq!(commands[0], Command::LoadRuns);
+    assert!(
+        matches!(commands[1..], [Command::List { .. }]),
+        "a new run recounts the list: {commands:?}"
     );
     started.activity = Some(RunActivity {
         step: 3,
@@ -434,4 +436,54 @@ fn the_header_counts_follow_a_run_as_it_writes_rollouts() {
         1,
     ))));
     assert!(relisted(&commands), "the run's end recounts");
+}
+
+#[test]
+fn charts_tick_whole_steps_and_say_when_a_run_has_no_metrics() {
+    let mut app = app(140, 44);
+    app.update(Msg::Engine(Update::Runs(vec![
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        run_info("grpo-0002", RunKind::Grpo, RunStatus::Done),
+    ])));
+    act(&mut app, &[Action::TabRuns]);
+    let rows: Vec<rollscope::trajectory::MetricsRow> = (0..50)
+        .map(|step| rollscope::trajectory::MetricsRow {
+            run: "grpo-0002".into(),
+            step,
+            time: 0,
+            values: [
+                ("reward".to_string(), step as f64 / 50.0),
+                ("reward_std".to_string(), 0.1),
+                ("kl".to_string(), 0.01),
+            ]
+            .into(),
+        })
+        .collect();
+    let selected = app.tabs.runs.metrics_run.clone().expect("a run selected");
+    app.update(Msg::Engine(Update::Metrics {
+        run: selected,
+        rows,
+    }));
+    let screen = render(&app);
+    assert!(
+        !screen.contains("49.00") && !screen.contains("0.000 "),
+        "{screen}"
+    );
+    for tick in [" 0 ", " 49", "step", "reward"] {
+        assert!(screen.contains(tick), "{tick:?} on the axes\n{screen}");
+    }
+    act(&mut app, &[Action::Up]);
+    let other = app
+        .tabs
+        .runs
+        .metrics_run
+        .clone()
+        .expect("another run selected");
+    assert_ne!(other, "grpo-0002");
+    app.update(Msg::Engine(Update::Metrics {
+        run: other,
+        rows: Vec::new(),
+    }));
+    let screen = render(&app);
+    assert!(screen.contains("no metrics for this run"), "{screen}");
 }
