@@ -153,7 +153,7 @@ pub fn axis_label(value: f64) -> String {
 /// last (fewer when the run has fewer steps).
 pub fn step_ticks(bounds: [f64; 2], count: usize) -> Vec<String> {
     let (first, last) = (bounds[0].ceil(), bounds[1].floor().max(bounds[0].ceil()));
-    let count = count.clamp(2, (last - first) as usize + 2);
+    let count = count.min((last - first) as usize + 1).max(2);
     (0..count)
         .map(|index| {
             let step = first + (last - first) * index as f64 / (count - 1) as f64;
