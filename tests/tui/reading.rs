@@ -234,3 +234,42 @@ fn the_outcome_breakdown_adds_up_on_screen() {
         "scores that do not sum to the total are not shown as its parts\n{screen}"
     );
 }
+
+#[test]
+fn the_group_diff_scrolls_sideways_with_h_and_l() {
+    use rollscope::engine::{GroupKey, LoadedGroup, Tag};
+    use rollscope::tui::state::group::GroupState;
+    let key = GroupKey {
+        run: "grpo-0001".into(),
+        step: 1,
+        group: 0,
+    };
+    let member = |index: u64, answer: &str| {
+        let mut member = trajectory(index);
+        member.messages.push(Message::assistant(format!(
+            "{} Final Answer: {answer}",
+            "long line ".repeat(20)
+        )));
+        member
+    };
+    let mut state = GroupState::default();
+    state.start_loading(key.clone(), Tag(7));
+    assert!(state.receive(
+        Tag(7),
+        LoadedGroup {
+            key,
+            members: vec![member(0, "41"), member(1, "42")],
+            task: None,
+        },
+        None,
+    ));
+    assert!(state.diff.len() > 2, "the samples differ");
+    state.on_action(Action::Right, 10);
+    assert_eq!(state.scroll, 0, "l no longer scrolls down");
+    assert_eq!(state.across, 8, "l scrolls the diff right");
+    state.on_action(Action::ScrollRight, 10);
+    state.on_action(Action::Left, 10);
+    assert_eq!(state.across, 8);
+    state.on_action(Action::PageDown, 1);
+    assert_eq!(state.scroll, 1, "page keys still scroll down");
+}

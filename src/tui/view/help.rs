@@ -83,6 +83,8 @@ const GROUP: &[(Action, &str)] = &[
     (Action::Reference, "diff against the reference solution"),
     (Action::PageDown, "scroll the diff"),
     (Action::PageUp, "scroll the diff back"),
+    (Action::Right, "scroll the diff right"),
+    (Action::Left, "scroll the diff left"),
     (Action::Open, "open the sample"),
     (Action::Back, "back"),
 ];
