@@ -22,7 +22,7 @@
 //! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start, and [`run::policy`], the one rule for which model folder a command uses. |
 //! | [`bench`] | Measured speed and memory (store, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
 //! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs. |
-//! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::terminal` wires the terminal, the keymap and the engine. |
+//! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::terminal` wires the terminal, the keymap and the engine. |
 //! | [`cli`] | Argument parsing and printing only: each command calls one library function with plain options and prints what it returns. |
 //!
 //! # Arrows that must never exist

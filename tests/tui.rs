@@ -14,6 +14,8 @@ mod curate_views;
 mod engine;
 #[path = "tui/engine_runs.rs"]
 mod engine_runs;
+#[path = "tui/reading.rs"]
+mod reading;
 #[path = "tui/robust.rs"]
 mod robust;
 #[path = "tui/settings.rs"]

@@ -260,11 +260,11 @@ impl Worker {
             }));
         }
         let rows = self.store.query(&query(0, None))?;
-        if listing.filter.is_empty() {
-            self.stored = Some(rows.len());
-        } else if self.stored.is_none() {
-            self.stored = Some(self.store.trajectory_count());
-        }
+        self.stored = Some(if listing.filter.is_empty() {
+            rows.len()
+        } else {
+            self.store.trajectory_count()
+        });
         let entries = rows
             .iter()
             .enumerate()

@@ -46,6 +46,10 @@ pub enum Action {
     Left,
     /// Move right: next turn, next token.
     Right,
+    /// Scroll code and diffs left by a few columns.
+    ScrollLeft,
+    /// Scroll code and diffs right by a few columns.
+    ScrollRight,
     /// A page up.
     PageUp,
     /// A page down.
@@ -125,6 +129,8 @@ impl Action {
             Self::Down => "down",
             Self::Left => "left",
             Self::Right => "right",
+            Self::ScrollLeft => "scroll left",
+            Self::ScrollRight => "scroll right",
             Self::PageUp => "page up",
             Self::PageDown => "page down",
             Self::Top => "first",

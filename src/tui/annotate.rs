@@ -199,6 +199,29 @@ pub fn note(target: &Target<'_>, text: &str) -> Result<Command, String> {
     }
 }
 
+/// A note written on a turn with no label yet, kept until a label key labels that turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingNote {
+    /// The trajectory.
+    pub id: TrajectoryId,
+    /// The step, 0-based.
+    pub step: u32,
+    /// The note.
+    pub text: String,
+}
+
+impl PendingNote {
+    /// Whether it was written on this target's turn.
+    pub fn is_for(&self, target: &Target<'_>) -> bool {
+        self.id == target.id && self.step == target.step
+    }
+}
+
+/// Whether the target's turn has a label a note can go on.
+pub fn has_label(target: &Target<'_>) -> bool {
+    target.on_step().next().is_some()
+}
+
 /// The unlabelled failures of the current listing, walked with `]` and `[`.
 #[derive(Clone, Debug, Default)]
 pub struct BadcaseQueue {

@@ -3,7 +3,7 @@
 //! back), one for the outcome. Labels and scores change and are drawn live instead.
 
 use super::highlight::{Highlighter, Language};
-use super::rich::{RichLine, Tone, paragraph, piece};
+use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose};
 use crate::engine::LoadedTrajectory;
 use crate::trajectory::{Message, Role, ToolCall, Trajectory};
 use serde_json::Value;
@@ -25,7 +25,7 @@ pub struct SectionContent {
     /// Which section.
     pub section: Section,
     /// Its lines.
-    pub lines: Vec<RichLine>,
+    pub lines: Vec<TextLine>,
 }
 
 /// The sections of a trajectory, in order: prompt, steps, outcome.
@@ -33,7 +33,7 @@ pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<Sec
     let trajectory = &loaded.trajectory;
     let mut sections = vec![SectionContent {
         section: Section::Prompt,
-        lines: prompt_lines(loaded),
+        lines: prose(prompt_lines(loaded)),
     }];
     let steps = trajectory.steps();
     for (index, location) in steps.iter().enumerate() {
@@ -48,17 +48,18 @@ pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<Sec
             lines.extend(paragraph(Tone::Muted, reasoning));
             lines.push(Vec::new());
         }
+        let mut lines = prose(lines);
         let text = message.span_text(location.span);
         if !text.is_empty() {
-            lines.extend(paragraph(Tone::Text, text));
+            lines.extend(prose(paragraph(Tone::Text, text)));
         }
         if last_of_message {
             for call in &message.tool_calls {
-                lines.push(Vec::new());
+                lines.extend(prose(vec![Vec::new()]));
                 lines.extend(tool_call_lines(call, highlighter));
             }
             for reply in following_messages(trajectory, location.message) {
-                lines.push(Vec::new());
+                lines.extend(prose(vec![Vec::new()]));
                 lines.extend(reply_lines(reply));
             }
         }
@@ -69,7 +70,7 @@ pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<Sec
     }
     sections.push(SectionContent {
         section: Section::Outcome,
-        lines: outcome_lines(loaded),
+        lines: prose(outcome_lines(loaded)),
     });
     sections
 }
@@ -113,7 +114,8 @@ fn following_messages(trajectory: &Trajectory, index: usize) -> impl Iterator<It
         .take_while(|message| message.role != Role::Assistant)
 }
 
-fn reply_lines(message: &Message) -> Vec<RichLine> {
+/// A reply: its header, then its text (kept line by line when it is JSON).
+fn reply_lines(message: &Message) -> Vec<TextLine> {
     let mut header = format!("─ {}", message.role);
     if message.role == Role::Tool {
         header = format!(
@@ -124,38 +126,55 @@ fn reply_lines(message: &Message) -> Vec<RichLine> {
     if let Some(latency) = message.latency_ms {
         header.push_str(&format!(" · {latency:.1} ms"));
     }
-    let mut lines = vec![vec![piece(Tone::Muted, &header)]];
+    let mut head = vec![piece(Tone::Muted, &header)];
     if message.is_error {
-        lines[0].push(piece(Tone::Fail, " · error"));
+        head.push(piece(Tone::Fail, " · error"));
     }
     let tone = if message.is_error {
         Tone::Fail
     } else {
         Tone::Dim
     };
-    lines.extend(paragraph(tone, &message.content));
+    let mut lines = prose(vec![head]);
+    let body = paragraph(tone, &message.content);
+    if is_json(&message.content) {
+        lines.extend(code(body));
+    } else {
+        lines.extend(prose(body));
+    }
     lines
 }
 
+/// Whether a text is a JSON object or array (shown line by line, like code).
+fn is_json(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && serde_json::from_str::<Value>(text).is_ok()
+}
+
 /// A tool call: its name, then the arguments highlighted (Python or shell code when the
-/// tool takes code, pretty-printed JSON otherwise, raw text when they do not parse).
-pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<RichLine> {
-    let mut lines = vec![vec![
+/// tool takes code, pretty-printed JSON otherwise, raw text when they do not parse); code and
+/// JSON keep their lines.
+pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<TextLine> {
+    let mut lines = prose(vec![vec![
         piece(Tone::Accent, "→ "),
         piece(Tone::CodeKey, &call.name),
-    ]];
+    ]]);
     let Some(arguments) = call.parsed_arguments() else {
-        lines.push(vec![piece(Tone::Warn, "arguments are not JSON:")]);
-        lines.extend(paragraph(Tone::Text, &call.arguments));
+        lines.extend(prose(vec![vec![piece(
+            Tone::Warn,
+            "arguments are not JSON:",
+        )]]));
+        lines.extend(prose(paragraph(Tone::Text, &call.arguments)));
         return lines;
     };
-    if let Some((language, code)) = embedded_code(&call.name, &arguments) {
-        lines.extend(highlighter.highlight(language, code));
+    if let Some((language, source)) = embedded_code(&call.name, &arguments) {
+        lines.extend(code(highlighter.highlight(language, source)));
         return lines;
     }
     let pretty =
         serde_json::to_string_pretty(&arguments).unwrap_or_else(|_| call.arguments.clone());
-    lines.extend(highlighter.highlight(Language::Json, &pretty));
+    lines.extend(code(highlighter.highlight(Language::Json, &pretty)));
     lines
 }
 

@@ -151,6 +151,8 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Up, &["k", "up"]),
     (Action::Left, &["h", "left"]),
     (Action::Right, &["l", "right"]),
+    (Action::ScrollLeft, &["<", "shift-left"]),
+    (Action::ScrollRight, &[">", "shift-right"]),
     (Action::PageDown, &["pagedown", "ctrl-d", "ctrl-f"]),
     (Action::PageUp, &["pageup", "ctrl-u", "ctrl-b"]),
     (Action::Top, &["home"]),

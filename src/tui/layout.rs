@@ -68,6 +68,12 @@ pub fn pane_rows(viewport: Rect) -> usize {
     usize::from(trajectory(body).pane.height.saturating_sub(4)).max(1)
 }
 
+/// How many cells wide the trajectory pane's text is (the pane less its borders).
+pub fn pane_columns(viewport: Rect) -> usize {
+    let (_, body, _) = shell(viewport);
+    usize::from(trajectory(body).pane.width.saturating_sub(2))
+}
+
 /// The group screen: the sample table on the left, the diff on the right (stacked when narrow).
 pub fn group(body: Rect) -> (Rect, Rect) {
     let [table, diff] = if body.width >= 100 {

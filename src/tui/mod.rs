@@ -22,6 +22,7 @@ mod terminal;
 pub mod theme;
 pub mod token_text;
 pub mod view;
+pub mod wrap;
 
 pub use action::Action;
 pub use app::{App, AppConfig, Msg, Screen, Tab};

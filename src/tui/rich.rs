@@ -81,15 +81,39 @@ pub fn piece(tone: Tone, text: &str) -> Piece {
     }
 }
 
-/// Longest line kept in one piece before it is cut into several lines, so that scrolling
-/// moves through long tool output instead of jumping over it.
-pub const CHUNK_CHARS: usize = 160;
-
 /// Most bytes of one text shown; the rest is summarised in a closing line.
 pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
 
-/// A text as lines of one tone: made inert, cut after `MAX_SHOWN_BYTES`, long lines split
-/// every `CHUNK_CHARS` characters.
+/// A line of content and how it is laid out when wider than its view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextLine {
+    /// Its pieces.
+    pub pieces: RichLine,
+    /// Code or JSON: kept whole and scrolled sideways; prose wraps at spaces.
+    pub code: bool,
+}
+
+/// Lines of prose, wrapped to the view.
+pub fn prose(lines: Vec<RichLine>) -> Vec<TextLine> {
+    lines
+        .into_iter()
+        .map(|pieces| TextLine {
+            pieces,
+            code: false,
+        })
+        .collect()
+}
+
+/// Lines of code or JSON, kept whole.
+pub fn code(lines: Vec<RichLine>) -> Vec<TextLine> {
+    lines
+        .into_iter()
+        .map(|pieces| TextLine { pieces, code: true })
+        .collect()
+}
+
+/// A text as lines of one tone: made inert, cut after `MAX_SHOWN_BYTES`, one line per line
+/// of the text (the view wraps or scrolls them).
 pub fn paragraph(tone: Tone, text: &str) -> Vec<RichLine> {
     let shown = match text
         .char_indices()
@@ -101,14 +125,7 @@ pub fn paragraph(tone: Tone, text: &str) -> Vec<RichLine> {
     let mut lines: Vec<RichLine> = Vec::new();
     for line in shown.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        let mut chars = line.chars().peekable();
-        if chars.peek().is_none() {
-            lines.push(vec![piece(tone, "")]);
-        }
-        while chars.peek().is_some() {
-            let chunk: String = chars.by_ref().take(CHUNK_CHARS).collect();
-            lines.push(vec![piece(tone, &chunk)]);
-        }
+        lines.push(vec![piece(tone, line)]);
     }
     if shown.len() < text.len() {
         lines.push(vec![piece(

@@ -149,6 +149,51 @@ pub fn axis_label(value: f64) -> String {
     }
 }
 
+/// Labels for a step axis: up to `count` whole steps spread evenly from the first to the
+/// last (fewer when the run has fewer steps).
+pub fn step_ticks(bounds: [f64; 2], count: usize) -> Vec<String> {
+    let (first, last) = (bounds[0].ceil(), bounds[1].floor().max(bounds[0].ceil()));
+    let count = count.min((last - first) as usize + 1).max(2);
+    (0..count)
+        .map(|index| {
+            let step = first + (last - first) * index as f64 / (count - 1) as f64;
+            format!("{}", step.round() as i64)
+        })
+        .collect()
+}
+
+/// Labels for a value axis: `count` values spread evenly over the bounds.
+pub fn value_ticks(bounds: [f64; 2], count: usize) -> Vec<String> {
+    let count = count.max(2);
+    (0..count)
+        .map(|index| {
+            axis_label(bounds[0] + (bounds[1] - bounds[0]) * index as f64 / (count - 1) as f64)
+        })
+        .collect()
+}
+
+/// A zig-zag between the lower and upper edge of a band, `per_step` strokes between two
+/// steps, which a line chart draws as the band filled.
+pub fn band_fill(lower: &[(f64, f64)], upper: &[(f64, f64)], per_step: usize) -> Points {
+    let mut fill = Vec::new();
+    let edges: Vec<_> = lower.iter().zip(upper).collect();
+    for pair in edges.windows(2) {
+        let (&(x0, low0), &(_, high0)) = pair[0];
+        let (&(x1, low1), &(_, high1)) = pair[1];
+        for stroke in 0..per_step.max(1) {
+            let t = stroke as f64 / per_step.max(1) as f64;
+            let x = x0 + (x1 - x0) * t;
+            fill.push((x, low0 + (low1 - low0) * t));
+            fill.push((x, high0 + (high1 - high0) * t));
+        }
+    }
+    if let Some(&(&(x, low), &(_, high))) = edges.last() {
+        fill.push((x, low));
+        fill.push((x, high));
+    }
+    fill
+}
+
 /// The last value of a series.
 pub fn latest(points: &[(f64, f64)]) -> Option<f64> {
     points.last().map(|&(_, value)| value)
@@ -157,6 +202,29 @@ pub fn latest(points: &[(f64, f64)]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn step_ticks_are_whole_steps() {
+        assert_eq!(step_ticks([0.0, 49.0], 5), ["0", "12", "25", "37", "49"]);
+        assert_eq!(step_ticks([1.0, 2.0], 5), ["1", "2"]);
+        assert_eq!(value_ticks([0.0, 1.0], 3), ["0.000", "0.500", "1.00"]);
+    }
+
+    #[test]
+    fn the_band_fill_strokes_between_its_edges() {
+        let fill = band_fill(&[(0.0, 0.0), (1.0, 1.0)], &[(0.0, 2.0), (1.0, 3.0)], 2);
+        assert_eq!(
+            fill,
+            [
+                (0.0, 0.0),
+                (0.0, 2.0),
+                (0.5, 0.5),
+                (0.5, 2.5),
+                (1.0, 1.0),
+                (1.0, 3.0)
+            ]
+        );
+    }
     use std::collections::BTreeMap;
 
     fn row(step: u64, values: &[(&str, f64)]) -> MetricsRow {

@@ -7,7 +7,7 @@ use rollscope::store::Summary;
 use rollscope::trajectory::{Message, Reward, ToolCall, Trajectory, TrajectoryId};
 use rollscope::tui::content::{Section, sections};
 use rollscope::tui::highlight::Highlighter;
-use rollscope::tui::rich::{RichLine, Tone, plain};
+use rollscope::tui::rich::{TextLine, Tone, plain};
 use rollscope::tui::{Action, Msg};
 
 /// A trajectory that uses a Python tool, a shell tool and a tool with broken arguments.
@@ -46,10 +46,10 @@ pub fn tool_user() -> Trajectory {
     trajectory
 }
 
-fn tones(lines: &[RichLine], text: &str) -> Vec<Tone> {
+fn tones(lines: &[TextLine], text: &str) -> Vec<Tone> {
     lines
         .iter()
-        .flat_map(|line| line.iter())
+        .flat_map(|line| line.pieces.iter())
         .filter(|piece| piece.text.contains(text))
         .map(|piece| piece.tone)
         .collect()
@@ -86,7 +86,7 @@ fn sections_hold_reasoning_code_and_observations() {
     assert!(
         python
             .iter()
-            .any(|line| plain(line).contains("─ observation · tool · not trained"))
+            .any(|line| plain(&line.pieces).contains("─ observation · tool · not trained"))
     );
     let shell = &built[2].lines;
     assert!(
@@ -97,20 +97,24 @@ fn sections_hold_reasoning_code_and_observations() {
     assert!(
         broken
             .iter()
-            .any(|line| plain(line) == "arguments are not JSON:")
+            .any(|line| plain(&line.pieces) == "arguments are not JSON:")
     );
     assert!(
         tones(broken, "ZeroDivisionError").contains(&Tone::Fail),
         "a failed observation shows as an error"
     );
-    assert!(broken.iter().any(|line| plain(line).ends_with(" · error")));
+    assert!(
+        broken
+            .iter()
+            .any(|line| plain(&line.pieces).ends_with(" · error"))
+    );
 }
 
 #[test]
 fn json_arguments_are_pretty_printed_with_keys_highlighted() {
     let call = ToolCall::new("calculator", r#"{"expression":"17+25","precise":true}"#);
     let lines = rollscope::tui::content::tool_call_lines(&call, &Highlighter::default());
-    let text: Vec<String> = lines.iter().map(plain).collect();
+    let text: Vec<String> = lines.iter().map(|line| plain(&line.pieces)).collect();
     assert_eq!(
         text,
         [

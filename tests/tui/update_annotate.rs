@@ -226,6 +226,7 @@ fn notes_attach_to_the_turns_label() {
         app.update(key(KeyCode::Enter)).is_empty(),
         "no label to note yet"
     );
+    app.pending_note = None;
     saved(
         &mut app,
         trajectory(0),
@@ -294,4 +295,74 @@ fn brackets_walk_the_badcase_queue_and_skip_labelled_ones() {
             .text
             .contains("no unlabelled failure before")
     );
+}
+
+#[test]
+fn the_next_badcase_opens_at_the_turn_the_label_keys_target() {
+    let mut app = listed_app(512, 512);
+    let (index, id, focus) = summaries(512)
+        .iter()
+        .enumerate()
+        .filter(|(_, summary)| summary.is_unlabelled_failure())
+        .find_map(|(index, summary)| {
+            let focus = rollscope::tui::annotate::focus_step(&trajectory(index as u64))?;
+            (focus > 0).then_some((index, summary.id, focus))
+        })
+        .expect("a failure whose first low-PRM turn is not the first");
+    let tag = app.tabs.rollouts.list.tag;
+    app.update(Msg::Engine(Update::Queue {
+        tag,
+        entries: vec![(index, id)],
+    }));
+    let commands = act(&mut app, &[Action::NextBadcase]);
+    answer_preview(&mut app, &commands);
+    assert_eq!(app.screen(), Screen::Trajectory);
+    assert_eq!(app.tabs.rollouts.trajectory.id(), Some(id));
+    assert_eq!(
+        app.tabs.rollouts.trajectory.current_step(),
+        Some(focus),
+        "`]` opens at the first low-PRM turn"
+    );
+    let saved = act(&mut app, &[Action::LabelCalculation]);
+    assert!(
+        saved.iter().any(|command| matches!(
+            command,
+            Command::SaveLabel { draft, .. } if draft.step as usize == focus
+        )),
+        "the label key targets the turn shown: {saved:?}"
+    );
+    act(&mut app, &[Action::Back, Action::Open]);
+    assert_eq!(
+        app.tabs.rollouts.trajectory.current_step(),
+        Some(0),
+        "enter still opens at the first turn"
+    );
+}
+
+#[test]
+fn a_note_on_an_unlabelled_turn_is_kept_for_its_label() {
+    let mut app = listed_app(100, 100);
+    act(&mut app, &[Action::Open, Action::Right]);
+    app.update(char_key('n'));
+    type_text(&mut app, "uses 52 not 25");
+    assert!(app.update(key(KeyCode::Enter)).is_empty());
+    let screen = render(&app);
+    assert!(
+        screen.contains("uses 52 not 25"),
+        "the note stays in view\n{screen}"
+    );
+    assert!(
+        app.status
+            .notice
+            .as_ref()
+            .is_some_and(|notice| notice.text.contains("1–4")),
+        "the message says how the note is saved"
+    );
+    let commands = act(&mut app, &[Action::LabelCalculation]);
+    let Some(Command::SaveLabel { draft, .. }) = commands.first() else {
+        panic!("a label is saved: {commands:?}")
+    };
+    assert_eq!(draft.kind, ErrorKind::Calculation);
+    assert_eq!(draft.note.as_deref(), Some("uses 52 not 25"));
+    assert!(app.pending_note.is_none(), "the note went on the label");
 }

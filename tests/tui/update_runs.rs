@@ -182,9 +182,11 @@ fn the_runs_keys_shadow_global_keys_in_the_runs_tab_only() {
 fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
     let mut app = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
     let mut started = progress("grpo-0002", RunStatus::Running, 0);
-    assert_eq!(
-        app.update(Msg::Engine(Update::RunChanged(started.clone()))),
-        vec![Command::LoadRuns]
+    let commands = app.update(Msg::Engine(Update::RunChanged(started.clone())));
+    assert_eq!(commands[0], Command::LoadRuns);
+    assert!(
+        matches!(commands[1..], [Command::List { .. }]),
+        "a new run recounts the list: {commands:?}"
     );
     started.activity = Some(RunActivity {
         step: 3,
@@ -384,4 +386,104 @@ fn space_pins_a_run_whose_rows_overlay_the_selected_runs_until_unpinned() {
     act(&mut app, &[Action::Up]);
     assert!(act(&mut app, &[Action::Pin]).is_empty());
     assert_eq!(app.tabs.runs.overlay_run, None, "space again unpins");
+}
+
+#[test]
+fn the_header_counts_follow_a_run_as_it_writes_rollouts() {
+    let mut app = listed_app(8, 8);
+    act(&mut app, &[Action::Down, Action::Down]);
+    assert!(render(&app).contains("8 rollouts"));
+    let tag = app.tabs.rollouts.list.tag;
+    let relisted = |commands: &[Command]| {
+        commands
+            .iter()
+            .any(|command| matches!(command, Command::List { tag: listed, .. } if *listed == tag))
+    };
+    let commands = app.update(Msg::Engine(Update::RunChanged(progress(
+        "grpo-0009",
+        RunStatus::Running,
+        1,
+    ))));
+    assert!(
+        relisted(&commands),
+        "a finished step recounts: {commands:?}"
+    );
+    app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
+        tag,
+        start: 0,
+        rows: summaries(24),
+        matching: Some(24),
+        stored: Some(24),
+    })));
+    let screen = render(&app);
+    assert!(screen.contains("24 rollouts"), "{screen}");
+    assert!(screen.contains("3 of 24"), "the cursor stays\n{screen}");
+    let mut activity = progress("grpo-0009", RunStatus::Running, 1);
+    activity.activity = Some(RunActivity {
+        step: 2,
+        phase: Phase::Rollouts,
+        done: 3,
+        total: 8,
+    });
+    let commands = app.update(Msg::Engine(Update::RunChanged(activity)));
+    assert!(
+        !relisted(&commands),
+        "progress inside a step does not recount"
+    );
+    let commands = app.update(Msg::Engine(Update::RunChanged(progress(
+        "grpo-0009",
+        RunStatus::Done,
+        1,
+    ))));
+    assert!(relisted(&commands), "the run's end recounts");
+}
+
+#[test]
+fn charts_tick_whole_steps_and_say_when_a_run_has_no_metrics() {
+    let mut app = app(140, 44);
+    app.update(Msg::Engine(Update::Runs(vec![
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        run_info("grpo-0002", RunKind::Grpo, RunStatus::Done),
+    ])));
+    act(&mut app, &[Action::TabRuns]);
+    let rows: Vec<rollscope::trajectory::MetricsRow> = (0..50)
+        .map(|step| rollscope::trajectory::MetricsRow {
+            run: "grpo-0002".into(),
+            step,
+            time: 0,
+            values: [
+                ("reward".to_string(), step as f64 / 50.0),
+                ("reward_std".to_string(), 0.1),
+                ("kl".to_string(), 0.01),
+            ]
+            .into(),
+        })
+        .collect();
+    let selected = app.tabs.runs.metrics_run.clone().expect("a run selected");
+    app.update(Msg::Engine(Update::Metrics {
+        run: selected,
+        rows,
+    }));
+    let screen = render(&app);
+    assert!(
+        !screen.contains("49.00") && !screen.contains("0.000 "),
+        "{screen}"
+    );
+    for tick in [" 0 ", " 49", "step", "reward"] {
+        assert!(screen.contains(tick), "{tick:?} on the axes\n{screen}");
+    }
+    act(&mut app, &[Action::Up]);
+    let other = app
+        .tabs
+        .runs
+        .metrics_run
+        .clone()
+        .expect("another run selected");
+    assert_ne!(other, "grpo-0002");
+    app.update(Msg::Engine(Update::Metrics {
+        run: other,
+        rows: Vec::new(),
+    }));
+    let screen = render(&app);
+    assert!(screen.contains("no metrics for this run"), "{screen}");
 }

@@ -4,7 +4,7 @@
 use super::App;
 use crate::engine::Command;
 use crate::tui::action::Action;
-use crate::tui::annotate::{self, Target, UndoEntry};
+use crate::tui::annotate::{self, PendingNote, Target, UndoEntry};
 use crate::tui::prompt::{Prompt, PromptKind};
 
 impl App {
@@ -35,9 +35,53 @@ impl App {
             Action::Accept => Some(self.with_target(annotate::accept)),
             _ => {
                 let kind = action.label_kind()?;
-                Some(self.with_target(|target| Ok(vec![annotate::toggle(target, kind)])))
+                let pending = self.pending_note.clone();
+                let mut noted = false;
+                let commands = self.with_target(|target| {
+                    let mut command = annotate::toggle(target, kind);
+                    if let (Command::SaveLabel { draft, .. }, Some(note)) = (&mut command, pending)
+                        && note.is_for(target)
+                    {
+                        draft.note = Some(note.text);
+                        noted = true;
+                    }
+                    Ok(vec![command])
+                });
+                if noted {
+                    self.pending_note = None;
+                }
+                Some(commands)
             }
         }
+    }
+
+    /// A note typed at the prompt: on the turn's label, or kept for the label the turn
+    /// gets next when it has none yet.
+    pub(super) fn submit_note(&mut self, text: &str) -> Vec<Command> {
+        let Some((trajectory, step)) = self.tabs.rollouts.annotation_target() else {
+            self.notify("nothing to note here: open a trajectory");
+            return Vec::new();
+        };
+        let target = Target::new(trajectory, step);
+        if annotate::has_label(&target) {
+            return self
+                .with_target(|target| annotate::note(target, text).map(|command| vec![command]));
+        }
+        if text.is_empty() {
+            self.pending_note = None;
+            self.notify("note dropped");
+            return Vec::new();
+        }
+        self.pending_note = Some(PendingNote {
+            id: target.id,
+            step: target.step,
+            text: text.to_string(),
+        });
+        self.notify(format!(
+            "note kept for t{}: 1–4 labels the turn with it",
+            step + 1
+        ));
+        Vec::new()
     }
 
     /// Runs a label change on the current target, remembering the labels for undo.
@@ -84,7 +128,7 @@ impl App {
             return Vec::new();
         };
         let mut commands = self.tabs.rollouts.select(row);
-        commands.extend(self.open_trajectory(id));
+        commands.extend(self.open_trajectory(id, true));
         if let Some(progress) = self.queue.progress() {
             self.notify(progress);
         }

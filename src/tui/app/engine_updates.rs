@@ -116,7 +116,19 @@ impl App {
                     .receive_audit(tag, findings, audited, &mut self.status);
                 Vec::new()
             }
-            Update::RunChanged(progress) => self.tabs.runs.run_changed(progress, &mut self.status),
+            Update::RunChanged(progress) => {
+                let moved = self.tabs.runs.live.as_ref().is_none_or(|live| {
+                    live.run != progress.run
+                        || live.step != progress.step
+                        || live.status != progress.status
+                });
+                let mut commands = self.tabs.runs.run_changed(progress, &mut self.status);
+                if moved {
+                    self.overview.stale = true;
+                    commands.extend(self.tabs.rollouts.list.recount());
+                }
+                commands
+            }
             Update::Failed {
                 tag,
                 during,

@@ -13,7 +13,7 @@ pub use super::state::status::{Notice, Status};
 pub use prompt_commands::COMMANDS;
 
 use super::action::{Action, Scope};
-use super::annotate::{BadcaseQueue, UndoStack};
+use super::annotate::{BadcaseQueue, PendingNote, UndoStack};
 use super::keymap::Keymap;
 use super::layout;
 use super::outcome::Outcome;
@@ -86,6 +86,8 @@ pub struct App {
     pub queue: BadcaseQueue,
     /// Label changes that `u` undoes.
     pub undo: UndoStack,
+    /// A note written on an unlabelled turn, waiting for its label.
+    pub pending_note: Option<PendingNote>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// Whether the help overlay is open.
@@ -116,6 +118,7 @@ impl App {
             overview: OverviewState::default(),
             queue: BadcaseQueue::default(),
             undo: UndoStack::default(),
+            pending_note: None,
             prompt: None,
             help: false,
             status: Status::default(),
@@ -232,7 +235,7 @@ impl App {
         match outcome {
             Outcome::Ignored => Vec::new(),
             Outcome::Commands(commands) => commands,
-            Outcome::Open(id) => self.open_trajectory(id),
+            Outcome::Open(id) => self.open_trajectory(id, false),
             Outcome::OpenGroup(key) => self.tabs.rollouts.open_group(key),
             Outcome::List(listing) => {
                 self.tab = Tab::Rollouts;
@@ -249,15 +252,20 @@ impl App {
         }
     }
 
-    /// Shows a trajectory on the Rollouts tab's trajectory screen.
-    fn open_trajectory(&mut self, id: TrajectoryId) -> Vec<Command> {
+    /// Shows a trajectory on the Rollouts tab's trajectory screen, at its first turn or,
+    /// `at_focus`, at the turn the label keys target.
+    fn open_trajectory(&mut self, id: TrajectoryId, at_focus: bool) -> Vec<Command> {
         self.tab = Tab::Rollouts;
         self.tabs
             .rollouts
-            .open_trajectory(id, self.viewport, self.token_text.as_ref())
+            .open_trajectory(id, at_focus, self.viewport, self.token_text.as_ref())
     }
 
+    /// Shows a tab; the last message was about the tab left, so it goes.
     fn switch_tab(&mut self, tab: Tab) -> Vec<Command> {
+        if tab != self.tab {
+            self.status.notice = None;
+        }
         self.tab = tab;
         match tab {
             Tab::Runs if !self.tabs.runs.loaded => vec![Command::LoadRuns],

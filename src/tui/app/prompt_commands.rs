@@ -3,7 +3,6 @@
 use super::{App, Tab};
 use crate::engine::{Command, Listing};
 use crate::store::SortKey;
-use crate::tui::annotate;
 use crate::tui::filter_expr;
 use crate::tui::prompt::PromptKind;
 use crate::tui::theme::{BUILT_IN, Theme};
@@ -41,8 +40,7 @@ impl App {
                 listing.filter.text = (!input.is_empty()).then(|| input.to_string());
                 self.relist_to(listing)
             }
-            PromptKind::Note => self
-                .with_target(|target| annotate::note(target, input).map(|command| vec![command])),
+            PromptKind::Note => self.submit_note(input),
             PromptKind::Command => self.run_command(input),
             PromptKind::Source => self.tabs.curate.set_source(input, &mut self.status),
             PromptKind::ExportPath => {

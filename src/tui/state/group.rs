@@ -7,8 +7,12 @@ use crate::trajectory::{Role, Trajectory};
 use crate::tui::action::Action;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{RichLine, Tone, piece};
+use crate::tui::wrap::width;
 use similar::{ChangeTag, TextDiff};
 use std::time::Duration;
+
+/// Columns one sideways scroll moves the diff by.
+const SIDE_STEP: usize = 8;
 
 /// Most characters of one message a transcript keeps for diffing.
 const TRANSCRIPT_MESSAGE_CHARS: usize = 4000;
@@ -35,6 +39,8 @@ pub struct GroupState {
     pub diff: Vec<RichLine>,
     /// The first diff line shown.
     pub scroll: usize,
+    /// The first diff column shown (long lines scroll sideways).
+    pub across: usize,
 }
 
 impl GroupState {
@@ -129,10 +135,15 @@ impl GroupState {
                 self.reference = !self.reference;
                 self.rediff();
             }
-            Action::PageDown | Action::Right => {
-                self.scroll = (self.scroll + page.max(1)).min(last_line);
+            Action::PageDown => self.scroll = (self.scroll + page.max(1)).min(last_line),
+            Action::PageUp => self.scroll = self.scroll.saturating_sub(page.max(1)),
+            Action::Right | Action::ScrollRight => {
+                let widest = self.diff.iter().map(width).max().unwrap_or(0);
+                self.across = (self.across + SIDE_STEP).min(widest.saturating_sub(SIDE_STEP));
             }
-            Action::PageUp | Action::Left => self.scroll = self.scroll.saturating_sub(page.max(1)),
+            Action::Left | Action::ScrollLeft => {
+                self.across = self.across.saturating_sub(SIDE_STEP);
+            }
             Action::Open => {
                 return self
                     .selected_member()
@@ -147,6 +158,7 @@ impl GroupState {
     /// Recomputes the diff: pinned ⇄ selected, or reference ⇄ selected.
     fn rediff(&mut self) {
         self.scroll = 0;
+        self.across = 0;
         let Some(group) = &self.group else {
             self.diff.clear();
             return;

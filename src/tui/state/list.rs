@@ -107,6 +107,23 @@ impl ListState {
         }
     }
 
+    /// Asks the engine to list the same listing again under the same tag, so its counts and
+    /// rows catch up with the store (a run wrote rollouts) while the cursor stays; none
+    /// while the audit queue is shown.
+    pub fn recount(&mut self) -> Option<Command> {
+        if self.audit.is_some() {
+            return None;
+        }
+        let start = self.top.saturating_sub(MARGIN);
+        let window = start..self.top + self.height + MARGIN;
+        self.requested = Some(window.clone());
+        Some(Command::List {
+            tag: self.tag,
+            listing: self.listing.clone(),
+            window,
+        })
+    }
+
     /// Takes a window from the engine; returns the preview request it makes necessary.
     pub fn receive(&mut self, window: Window, tags: &mut Tags) -> Vec<Command> {
         if window.tag != self.tag {

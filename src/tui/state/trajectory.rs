@@ -4,9 +4,12 @@
 use crate::engine::{LoadedTrajectory, Tag};
 use crate::trajectory::{Label, Trajectory, TrajectoryId};
 use crate::tui::action::Action;
+use crate::tui::annotate;
 use crate::tui::content::{Section, SectionContent, sections};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
+use crate::tui::rich::TextLine;
+use crate::tui::wrap::wrap;
 
 /// What the token view shades tokens by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,19 +59,30 @@ pub struct TrajectoryState {
     pub tag: Tag,
     /// The trajectory being loaded.
     pub loading: Option<TrajectoryId>,
+    /// Whether it opens at the turn the label keys target (its first low-PRM turn) rather
+    /// than at its first turn.
+    pub at_focus: bool,
     /// The current section.
     pub section: usize,
-    /// The first line shown of the section.
+    /// The first row shown of the section.
     pub scroll: usize,
+    /// The first column shown of the section's code lines (prose wraps instead).
+    pub across: usize,
+    /// The current section laid out at the pane's width: prose wrapped, code kept whole.
+    pub rows: Vec<TextLine>,
+    /// The width, in cells, the rows are laid out for (0 until measured).
+    pub columns: usize,
     /// The token view, when shown.
     pub tokens: Option<TokenCursor>,
 }
 
 impl TrajectoryState {
-    /// Starts loading a trajectory (the screen shows it when it arrives).
-    pub fn start_loading(&mut self, id: TrajectoryId, tag: Tag) {
+    /// Starts loading a trajectory (the screen shows it when it arrives), to open at its
+    /// first turn or, `at_focus`, at the turn the label keys target.
+    pub fn start_loading(&mut self, id: TrajectoryId, tag: Tag, at_focus: bool) {
         self.loading = Some(id);
         self.tag = tag;
+        self.at_focus = at_focus;
     }
 
     /// Takes a loaded trajectory if it is the one awaited; opens it at its first step.
@@ -82,15 +96,47 @@ impl TrajectoryState {
             return false;
         }
         let sections = sections(loaded, highlighter);
-        self.section = usize::from(sections.len() > 2);
+        let focus = annotate::focus_step(&loaded.trajectory).filter(|_| self.at_focus);
+        self.section = focus.map_or(usize::from(sections.len() > 2), |step| step + 1);
         self.scroll = 0;
+        self.across = 0;
         self.tokens = self.tokens.map(|cursor| TokenCursor { index: 0, ..cursor });
         self.loading = None;
         self.open = Some(Box::new(OpenTrajectory {
             loaded: loaded.clone(),
             sections,
         }));
+        self.lay_out();
         true
+    }
+
+    /// Lays the current section out again when the pane's width changed.
+    pub fn fit(&mut self, columns: usize) {
+        if columns != self.columns {
+            self.columns = columns;
+            self.lay_out();
+        }
+    }
+
+    fn lay_out(&mut self) {
+        let lines = self
+            .open
+            .as_ref()
+            .and_then(|open| open.sections.get(self.section))
+            .map_or(&[][..], |section| section.lines.as_slice());
+        self.rows = laid_out(lines, self.columns);
+        self.scroll = self.scroll.min(self.rows.len().saturating_sub(1));
+    }
+
+    /// How far the widest code line reaches past the pane's width.
+    fn overhang(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|row| row.code)
+            .map(|row| crate::tui::wrap::width(&row.pieces))
+            .max()
+            .unwrap_or(0)
+            .saturating_sub(self.columns)
     }
 
     /// The open trajectory's id.
@@ -120,6 +166,14 @@ impl TrajectoryState {
         }
     }
 
+    /// Opens a section at its top.
+    pub fn go_to(&mut self, section: usize) {
+        self.section = section;
+        self.scroll = 0;
+        self.across = 0;
+        self.lay_out();
+    }
+
     /// Handles navigation; `page` is the pane's height in lines.
     pub fn on_action(&mut self, action: Action, page: usize) -> Outcome {
         let Some(open) = &self.open else {
@@ -138,20 +192,14 @@ impl TrajectoryState {
             return token_action(cursor, action, count);
         }
         let sections = open.sections.len();
-        let lines = open
-            .sections
-            .get(self.section)
-            .map_or(0, |section| section.lines.len());
-        let last_line = lines.saturating_sub(1);
+        let last_line = self.rows.len().saturating_sub(1);
         match action {
-            Action::Right if self.section + 1 < sections => {
-                self.section += 1;
-                self.scroll = 0;
+            Action::Right if self.section + 1 < sections => self.go_to(self.section + 1),
+            Action::Left if self.section > 0 => self.go_to(self.section - 1),
+            Action::ScrollRight => {
+                self.across = (self.across + SIDE_STEP).min(self.overhang());
             }
-            Action::Left if self.section > 0 => {
-                self.section -= 1;
-                self.scroll = 0;
-            }
+            Action::ScrollLeft => self.across = self.across.saturating_sub(SIDE_STEP),
             Action::Down => self.scroll = (self.scroll + 1).min(last_line),
             Action::Up => self.scroll = self.scroll.saturating_sub(1),
             Action::PageDown => self.scroll = (self.scroll + page.max(1)).min(last_line),
@@ -169,6 +217,28 @@ impl TrajectoryState {
         }
         Outcome::Commands(Vec::new())
     }
+}
+
+/// Columns one sideways scroll moves code by.
+const SIDE_STEP: usize = 8;
+
+/// Lines laid out at a width: prose wrapped at spaces, code kept whole.
+fn laid_out(lines: &[TextLine], columns: usize) -> Vec<TextLine> {
+    lines
+        .iter()
+        .flat_map(|line| {
+            if line.code {
+                return vec![line.clone()];
+            }
+            wrap(&line.pieces, columns)
+                .into_iter()
+                .map(|pieces| TextLine {
+                    pieces,
+                    code: false,
+                })
+                .collect()
+        })
+        .collect()
 }
 
 fn token_action(cursor: &mut TokenCursor, action: Action, count: usize) -> Outcome {

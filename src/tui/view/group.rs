@@ -5,6 +5,7 @@ use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::rich::Tone;
+use crate::tui::wrap::window;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -136,13 +137,20 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         )
     };
     let rows = usize::from(diff_area.height.saturating_sub(2));
-    let lines: Vec<Line> = state
+    let columns = usize::from(diff_area.width.saturating_sub(2));
+    let shown: Vec<_> = state
         .diff
         .iter()
         .skip(state.scroll)
         .take(rows)
-        .map(|rich| line(theme, rich))
+        .map(|rich| window(rich, state.across, columns))
         .collect();
+    let lines: Vec<Line> = shown.iter().map(|rich| line(theme, rich)).collect();
+    let diff_title = if state.across > 0 {
+        format!("{diff_title}← col {} ", state.across + 1)
+    } else {
+        diff_title
+    };
     frame.render_widget(
         Paragraph::new(lines).block(pane(
             theme,

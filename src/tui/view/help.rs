@@ -42,8 +42,9 @@ const TRAJECTORY: &[(Action, &str)] = &[
     (Action::Up, "scroll up"),
     (Action::PageDown, "page down"),
     (Action::PageUp, "page up"),
+    (Action::ScrollRight, "scroll code and JSON right"),
+    (Action::ScrollLeft, "scroll code and JSON left"),
     (Action::Tokens, "tokens (trained vs masked)"),
-    (Action::Entropy, "token heat: log-prob / entropy"),
     (Action::Group, "its GRPO group"),
     (Action::LabelCalculation, "calculation error on this turn"),
     (Action::LabelReasoning, "reasoning error"),
@@ -57,6 +58,24 @@ const TRAJECTORY: &[(Action, &str)] = &[
     (Action::Back, "back to the list"),
 ];
 
+const TOKENS: &[(Action, &str)] = &[
+    (Action::Right, "next token"),
+    (Action::Left, "previous token"),
+    (Action::Down, "next row of tokens"),
+    (Action::Up, "previous row of tokens"),
+    (Action::PageDown, "ten rows on"),
+    (Action::PageUp, "ten rows back"),
+    (Action::Top, "first token"),
+    (Action::Bottom, "last token"),
+    (Action::Entropy, "shade by log-prob / entropy"),
+    (Action::Tokens, "back to the turn's text"),
+    (Action::LabelCalculation, "calculation error on this turn"),
+    (Action::LabelReasoning, "reasoning error"),
+    (Action::LabelUnderstanding, "understanding error"),
+    (Action::LabelFormat, "format error"),
+    (Action::Back, "back to the turn's text"),
+];
+
 const GROUP: &[(Action, &str)] = &[
     (Action::Down, "next sample"),
     (Action::Up, "previous sample"),
@@ -64,6 +83,8 @@ const GROUP: &[(Action, &str)] = &[
     (Action::Reference, "diff against the reference solution"),
     (Action::PageDown, "scroll the diff"),
     (Action::PageUp, "scroll the diff back"),
+    (Action::Right, "scroll the diff right"),
+    (Action::Left, "scroll the diff left"),
     (Action::Open, "open the sample"),
     (Action::Back, "back"),
 ];
@@ -123,6 +144,7 @@ pub fn view_keys(app: &App) -> &'static [(Action, &'static str)] {
     match app.tab {
         Tab::Rollouts => match app.screen() {
             Screen::List => LIST,
+            Screen::Trajectory if app.tabs.rollouts.trajectory.tokens.is_some() => TOKENS,
             Screen::Trajectory => TRAJECTORY,
             Screen::Group => GROUP,
         },

@@ -2,7 +2,8 @@
 
 use super::preview;
 use super::shell::thousands;
-use super::widgets::{coordinates, decimal, pane, span, summary_labels, verdict_style};
+use super::widgets::{coordinates, decimal, ellipsize, pane, span, summary_labels, verdict_style};
+use crate::store::Summary;
 use crate::text::inert;
 use crate::tui::app::App;
 use crate::tui::layout;
@@ -11,19 +12,62 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
+use unicode_width::UnicodeWidthStr;
 
-const WIDTHS: [Constraint; 10] = [
-    Constraint::Length(1),
-    Constraint::Length(8),
-    Constraint::Length(12),
-    Constraint::Length(10),
-    Constraint::Length(8),
-    Constraint::Length(6),
-    Constraint::Length(5),
-    Constraint::Length(7),
-    Constraint::Length(10),
-    Constraint::Fill(1),
-];
+/// Columns that keep their width: marker, id, group·s, reward, turns, PRM min.
+const FIXED: [usize; 6] = [1, 8, 8, 6, 5, 7];
+
+/// The least the labels column keeps before the text columns give way.
+const LABELS_LEAST: usize = 6;
+
+/// Widths of the task, run·step and stop columns: each as wide as its widest visible value
+/// (within bounds); when the row is too narrow they shrink, task first, and cells are cut
+/// with `…`. The labels column takes what is left.
+fn text_widths(rows: &[&Summary], width: usize) -> [usize; 3] {
+    let widest = |value: &dyn Fn(&Summary) -> String, least: usize, most: usize| {
+        rows.iter()
+            .map(|summary| inert(&value(summary)).width())
+            .max()
+            .unwrap_or(0)
+            .clamp(least, most)
+    };
+    let mut task = widest(&|summary| summary.task_id.clone(), 6, 32);
+    let mut run = widest(&|summary| coordinates(summary).0, 9, 24);
+    let mut stop = widest(&|summary| summary.stop.clone(), 8, 16);
+    let spacing = HEADER.len() - 1;
+    let used = |task: usize, run: usize, stop: usize| {
+        FIXED.iter().sum::<usize>() + task + run + stop + spacing + LABELS_LEAST
+    };
+    while used(task, run, stop) > width {
+        if task > 11 {
+            task -= 1;
+        } else if run > 9 {
+            run -= 1;
+        } else if stop > 8 {
+            stop -= 1;
+        } else {
+            break;
+        }
+    }
+    [task, run, stop]
+}
+
+/// The constraints of all ten columns, the labels column filling the rest.
+fn constraints([task, run, stop]: [usize; 3]) -> [Constraint; 10] {
+    let length = |cells: usize| Constraint::Length(cells as u16);
+    [
+        length(FIXED[0]),
+        length(FIXED[1]),
+        length(task),
+        length(run),
+        length(FIXED[2]),
+        length(FIXED[3]),
+        length(FIXED[4]),
+        length(FIXED[5]),
+        length(stop),
+        Constraint::Fill(1),
+    ]
+}
 
 const HEADER: [&str; 10] = [
     "",
@@ -108,6 +152,14 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     }
     let inner_height = usize::from(area.height.saturating_sub(3));
     let end = (state.top + inner_height).min(state.known_rows());
+    let visible: Vec<&Summary> = (state.top..end)
+        .filter_map(|index| state.row(index))
+        .collect();
+    let widths = text_widths(&visible, usize::from(area.width.saturating_sub(2)));
+    let [task_width, run_width, stop_width] = widths;
+    let labels_width = usize::from(area.width.saturating_sub(2))
+        .saturating_sub(FIXED.iter().sum::<usize>() + widths.iter().sum::<usize>())
+        .saturating_sub(HEADER.len() - 1);
     let rows: Vec<Row> = (state.top..end)
         .map(|index| match state.row(index) {
             Some(summary) => {
@@ -116,15 +168,15 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                 let mut row = Row::new(vec![
                     Cell::from(marker),
                     Cell::from(summary.id.short(8)),
-                    Cell::from(inert(&summary.task_id).into_owned()),
-                    Cell::from(inert(&run_step).into_owned()),
-                    Cell::from(group_sample),
+                    Cell::from(ellipsize(&inert(&summary.task_id), task_width)),
+                    Cell::from(run_step_cell(summary, &run_step, run_width)),
+                    Cell::from(ellipsize(&group_sample, FIXED[2])),
                     Cell::from(Line::from(decimal(summary.reward)).right_aligned())
                         .style(verdict_style(theme, summary.passed)),
                     Cell::from(Line::from(summary.turns.to_string()).right_aligned()),
                     Cell::from(prm_cell(theme, summary.prm_min)),
-                    Cell::from(inert(&summary.stop).into_owned()),
-                    Cell::from(Line::from(
+                    Cell::from(ellipsize(&inert(&summary.stop), stop_width)),
+                    Cell::from(clip_spans(
                         match state
                             .audit
                             .as_ref()
@@ -137,6 +189,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                                 .collect(),
                             None => summary_labels(theme, summary),
                         },
+                        labels_width,
                     )),
                 ]);
                 if index == state.cursor {
@@ -152,7 +205,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .collect();
     let header =
         Row::new(HEADER.iter().map(|title| Cell::from(*title))).style(theme.style(Tone::Muted));
-    let table = Table::new(rows, WIDTHS)
+    let table = Table::new(rows, constraints(widths))
         .header(header)
         .column_spacing(1)
         .block(block);
@@ -175,6 +228,38 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         let inner = Rect::new(area.x + 2, area.y + 2, area.width.saturating_sub(4), 1);
         frame.render_widget(span(theme, Tone::Muted, hint), inner);
     }
+}
+
+/// `run·step` cut to `columns` cells, the run cut before the step is.
+fn run_step_cell(summary: &Summary, run_step: &str, columns: usize) -> String {
+    let run_step = inert(run_step);
+    match summary.step {
+        Some(step) if run_step.width() > columns => {
+            let tail = format!("·{step}");
+            let run = run_step.strip_suffix(tail.as_str()).unwrap_or(&run_step);
+            let room = columns.saturating_sub(tail.width()).max(2);
+            format!("{}{tail}", ellipsize(run, room))
+        }
+        _ => ellipsize(&run_step, columns),
+    }
+}
+
+/// Spans cut to `columns` cells, the last one shown ending in `…` when cut.
+fn clip_spans(spans: Vec<Span<'_>>, columns: usize) -> Line<'_> {
+    let mut kept = Vec::new();
+    let mut used = 0;
+    for item in spans {
+        let width = item.width();
+        if used + width <= columns {
+            used += width;
+            kept.push(item);
+            continue;
+        }
+        let text = ellipsize(item.content.trim_end(), columns - used);
+        kept.push(Span::styled(text, item.style));
+        break;
+    }
+    Line::from(kept)
 }
 
 fn prm_cell<'a>(theme: &crate::tui::theme::Theme, value: Option<f64>) -> Line<'a> {

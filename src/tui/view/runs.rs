@@ -158,10 +158,13 @@ fn draw_reward(
     if let Some((step, total)) = steps {
         title.push_str(&format!("· step {step}/{total} "));
     }
-    let mut datasets = vec![
-        dataset(&lower, theme.chart_band, Marker::Braille),
-        dataset(&upper, theme.chart_band, Marker::Braille),
-    ];
+    if mean.is_empty() {
+        draw_no_metrics(frame, area, theme, &title);
+        return;
+    }
+    let per_step = usize::from(area.width) * 2 / mean.len().max(1) + 1;
+    let band = series::band_fill(&lower, &upper, per_step);
+    let mut datasets = vec![dataset(&band, theme.chart_band, Marker::Braille)];
     let mut all: Vec<&[(f64, f64)]> = vec![&mean, &lower, &upper];
     if let Some((run, points)) = &overlay {
         datasets.push(dataset(points, theme.chart_overlay, Marker::Braille).name(inert(run)));
@@ -179,9 +182,30 @@ fn draw_reward(
             Line::from(span(theme, Tone::Accent, title)),
             false,
         ))
-        .x_axis(axis(theme, x, true))
-        .y_axis(axis(theme, y, true));
+        .x_axis(step_axis(theme, x, ticks(area.width, 12)).title("step"))
+        .y_axis(value_axis(theme, y, ticks(area.height, 4)).title("reward"));
     frame.render_widget(chart, area);
+}
+
+/// How many ticks fit along `cells` cells, one per `every`, between 2 and 6.
+fn ticks(cells: u16, every: u16) -> usize {
+    usize::from(cells / every.max(1)).clamp(2, 6)
+}
+
+/// A chart's pane saying its run has no metrics.
+fn draw_no_metrics(frame: &mut Frame, area: Rect, theme: &Theme, title: &str) {
+    let block = pane(
+        theme,
+        Line::from(span(theme, Tone::Muted, title.to_string())),
+        false,
+    );
+    let text = Line::from(span(theme, Tone::Muted, "no metrics for this run")).centered();
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height > 0 {
+        let middle = Rect::new(inner.x, inner.y + inner.height / 2, inner.width, 1);
+        frame.render_widget(Paragraph::new(text), middle);
+    }
 }
 
 fn dataset(points: &[(f64, f64)], color: Color, marker: Marker) -> Dataset<'_> {
@@ -192,12 +216,21 @@ fn dataset(points: &[(f64, f64)], color: Color, marker: Marker) -> Dataset<'_> {
         .data(points)
 }
 
-fn axis<'a>(theme: &Theme, bounds: [f64; 2], labelled: bool) -> Axis<'a> {
+/// A step axis with `count` whole-step labels (none when `count` is 0).
+fn step_axis<'a>(theme: &Theme, bounds: [f64; 2], count: usize) -> Axis<'a> {
     let axis = Axis::default().style(theme.style(Tone::Dim)).bounds(bounds);
-    if labelled {
-        axis.labels([series::axis_label(bounds[0]), series::axis_label(bounds[1])])
-    } else {
-        axis
+    match count {
+        0 => axis,
+        _ => axis.labels(series::step_ticks(bounds, count)),
+    }
+}
+
+/// A value axis with `count` labels (none when `count` is 0).
+fn value_axis<'a>(theme: &Theme, bounds: [f64; 2], count: usize) -> Axis<'a> {
+    let axis = Axis::default().style(theme.style(Tone::Dim)).bounds(bounds);
+    match count {
+        0 => axis,
+        _ => axis.labels(series::value_ticks(bounds, count)),
     }
 }
 
@@ -243,6 +276,10 @@ fn draw_small_chart(
         datasets.push(dataset(other, theme.chart_overlay, Marker::Braille));
         all.push(other);
     }
+    if points.is_empty() {
+        draw_no_metrics(frame, area, theme, &title);
+        return;
+    }
     datasets.push(dataset(&points, theme.chart_alt, Marker::Braille));
     let (x, y) = series::bounds(&all);
     let chart = Chart::new(datasets)
@@ -251,8 +288,8 @@ fn draw_small_chart(
             Line::from(span(theme, Tone::Muted, title)),
             false,
         ))
-        .x_axis(axis(theme, x, false))
-        .y_axis(axis(theme, y, area.width >= 30));
+        .x_axis(step_axis(theme, x, usize::from(area.height >= 6) * 2))
+        .y_axis(value_axis(theme, y, usize::from(area.width >= 24) * 2));
     frame.render_widget(chart, area);
 }
 

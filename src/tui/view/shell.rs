@@ -2,7 +2,7 @@
 //! last message, or the open prompt).
 
 use super::help::hints;
-use super::widgets::span;
+use super::widgets::{ellipsize, span};
 use crate::engine::EngineState;
 use crate::text::inert;
 use crate::trajectory::RunStatus;
@@ -14,6 +14,7 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the top bar.
 pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
@@ -94,32 +95,37 @@ pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
         frame.set_cursor_position(Position::new(x, area.y));
         return;
     }
-    let notice = app.status.notice.as_ref().map(|notice| {
-        let tone = if notice.error { Tone::Fail } else { Tone::Text };
-        span(theme, tone, format!("  {} ", notice.text))
-    });
-    let notice_width = notice.as_ref().map_or(0, |notice| notice.width() as u16);
-    let [left, right] = Layout::horizontal([
-        Constraint::Fill(1),
-        Constraint::Length(notice_width.min(area.width * 2 / 3)),
-    ])
-    .areas(area);
-    let hints: Vec<Span> = hints(app)
+    let mut hints: Vec<Vec<Span>> = hints(app)
         .into_iter()
-        .flat_map(|(keys, what)| {
-            [
+        .map(|(keys, what)| {
+            vec![
                 span(theme, Tone::Accent, format!(" {keys}")),
                 span(theme, Tone::Muted, format!(" {what} ")),
             ]
         })
         .collect();
-    frame.render_widget(Paragraph::new(Line::from(hints)), left);
-    if let Some(notice) = notice {
-        frame.render_widget(
-            Paragraph::new(Line::from(notice)).alignment(ratatui::layout::Alignment::Right),
-            right,
-        );
+    let width = usize::from(area.width);
+    let hints_width =
+        |hints: &[Vec<Span>]| -> usize { hints.iter().flatten().map(Span::width).sum() };
+    let mut line: Vec<Span> = Vec::new();
+    if let Some(notice) = &app.status.notice {
+        let text = format!("  {}", inert(&notice.text));
+        let wanted = text.width() + 1;
+        let least = wanted.min(width * 2 / 3);
+        while hints.len() > 2 && width.saturating_sub(hints_width(&hints)) < least {
+            hints.remove(hints.len() - 3);
+        }
+        let room = width.saturating_sub(hints_width(&hints));
+        let tone = if notice.error { Tone::Fail } else { Tone::Text };
+        let shown = ellipsize(&text, room.saturating_sub(1));
+        let pad = room.saturating_sub(shown.width());
+        line.extend(hints.into_iter().flatten());
+        line.push(Span::raw(" ".repeat(pad)));
+        line.push(span(theme, tone, shown));
+    } else {
+        line.extend(hints.into_iter().flatten());
     }
+    frame.render_widget(Paragraph::new(Line::from(line)), area);
 }
 
 /// A count with thin separators: `12,480`.

@@ -2,18 +2,20 @@
 //! outcome) and the current section, or the token view.
 
 use super::tokens;
-use super::widgets::{gauge, label_letters, label_marks, line, pane, span};
+use super::widgets::{ellipsize, gauge, label_letters, label_marks, line, pane, span};
 use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::content::Section;
 use crate::tui::layout;
-use crate::tui::rich::Tone;
+use crate::tui::rich::{RichLine, Tone};
 use crate::tui::state::trajectory::OpenTrajectory;
 use crate::tui::theme::Theme;
+use crate::tui::wrap::{window, wrap_spans};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the trajectory screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -38,7 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .reward
         .as_ref()
         .map_or(0, |reward| reward.components.len() as u16);
-    let outcome_height = (components + 4).min(9);
+    let outcome_height = (components + 5).min(10);
     let (turns, outcome) = if areas.turns.height >= outcome_height + 8 {
         let [turns, outcome] =
             Layout::vertical([Constraint::Fill(1), Constraint::Length(outcome_height)])
@@ -155,31 +157,55 @@ fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajecto
 fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory) {
     let trajectory = open.trajectory();
     let mut lines = Vec::new();
+    let columns = usize::from(area.width.saturating_sub(2));
     if let Some(reward) = &trajectory.reward {
         let (verdict, tone) = if reward.is_pass() {
             ("pass", Tone::Pass)
         } else {
             ("fail", Tone::Fail)
         };
+        let name_width = reward
+            .components
+            .keys()
+            .map(|name| inert(name).width())
+            .chain([9])
+            .max()
+            .unwrap_or(9)
+            .min(columns.saturating_sub(7).max(4));
+        let row = |name: &str, value: String| {
+            let name = ellipsize(&inert(name), name_width);
+            let pad = name_width.saturating_sub(name.width());
+            format!("{name}{} {value:>6}", " ".repeat(pad))
+        };
+        let sum: f64 = reward.components.values().sum();
+        let adds_up = (sum - reward.total).abs() < 1e-6;
+        if !reward.components.is_empty() {
+            let heading = if adds_up {
+                "parts of the total"
+            } else {
+                "scores (not parts)"
+            };
+            lines.push(Line::from(span(theme, Tone::Accent, heading)));
+        }
+        for (name, value) in &reward.components {
+            let value = if adds_up {
+                format!("{value:+.2}")
+            } else {
+                format!("{value:.2}")
+            };
+            lines.push(Line::from(span(theme, Tone::Muted, row(name, value))));
+        }
         lines.push(Line::from(span(
             theme,
             tone,
-            format!("{verdict:<10}{:>7.2}", reward.total),
+            row(&format!("= {verdict}"), format!("{:.2}", reward.total)),
         )));
-        for (name, value) in &reward.components {
-            let name = inert(&clip(name, 10)).into_owned();
-            lines.push(Line::from(span(
-                theme,
-                Tone::Muted,
-                format!("{name:<10}{value:>7.2}"),
-            )));
-        }
     }
     if let Some(advantage) = trajectory.advantage {
         lines.push(Line::from(span(
             theme,
             Tone::Muted,
-            format!("{:<10}{advantage:>+7.2}", "advantage"),
+            format!("advantage {advantage:+.2}"),
         )));
     }
     let title = Line::from(span(theme, Tone::Muted, " outcome "));
@@ -306,32 +332,52 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
             }
             lines.push(Line::from(spans));
         }
+        if let Some(note) = app
+            .pending_note
+            .as_ref()
+            .filter(|note| note.id == trajectory.id && note.step == step as u32)
+        {
+            lines.push(Line::from(vec![
+                span(theme, Tone::Muted, "Note "),
+                span(
+                    theme,
+                    Tone::Text,
+                    inert(&clip(&note.text, 120)).into_owned(),
+                ),
+                span(theme, Tone::Warn, "  kept: 1–4 labels the turn with it"),
+            ]));
+        }
         if !lines.is_empty() {
             lines.push(Line::default());
         }
     }
     let rows = usize::from(area.height.saturating_sub(2));
+    let columns = usize::from(area.width.saturating_sub(2));
+    let mut lines: Vec<Line> = lines
+        .iter()
+        .flat_map(|head| wrap_spans(head, columns))
+        .collect();
     let room = rows.saturating_sub(lines.len());
-    let scroll = state.scroll.min(content.lines.len().saturating_sub(1));
-    lines.extend(
-        content
-            .lines
-            .iter()
-            .skip(scroll)
-            .take(room)
-            .map(|rich| line(theme, rich)),
-    );
-    let position = if content.lines.len() > room {
-        format!(" {}/{} ", scroll + 1, content.lines.len())
-    } else {
-        String::new()
-    };
+    let scroll = state.scroll.min(state.rows.len().saturating_sub(1));
+    let shown: Vec<RichLine> = state
+        .rows
+        .iter()
+        .skip(scroll)
+        .take(room)
+        .map(|row| {
+            let across = if row.code { state.across } else { 0 };
+            window(&row.pieces, across, columns)
+        })
+        .collect();
+    lines.extend(shown.iter().map(|rich| line(theme, rich)));
+    let mut position = String::new();
+    if state.rows.len() > room {
+        position = format!(" {}/{} ", scroll + 1, state.rows.len());
+    }
+    if state.across > 0 {
+        position = format!(" ← col {}{position}", state.across + 1);
+    }
     let block = pane(theme, Line::from(span(theme, Tone::Accent, title)), true)
         .title_bottom(Line::from(span(theme, Tone::Muted, position)).right_aligned());
-    frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block),
-        area,
-    );
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }

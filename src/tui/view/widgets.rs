@@ -7,6 +7,8 @@ use crate::tui::theme::Theme;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 /// A toned line as a ratatui line, borrowing its text.
 pub fn line<'a>(theme: &Theme, rich: &'a RichLine) -> Line<'a> {
@@ -113,6 +115,27 @@ pub fn coordinates(summary: &Summary) -> (String, String) {
     (run_step, group_sample)
 }
 
+/// A text cut to `columns` cells by display width, ending in `…` when cut.
+pub fn ellipsize(text: &str, columns: usize) -> String {
+    if text.width() <= columns {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for grapheme in text.graphemes(true) {
+        let cells = grapheme.width();
+        if used + cells + 1 > columns {
+            break;
+        }
+        used += cells;
+        out.push_str(grapheme);
+    }
+    if columns > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// A bar of `width` cells for `value` out of `max`.
 pub fn bar(value: usize, max: usize, width: usize) -> String {
     let filled = if max == 0 {
@@ -125,7 +148,15 @@ pub fn bar(value: usize, max: usize, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::bar;
+    use super::{bar, ellipsize};
+
+    #[test]
+    fn cut_text_ends_in_an_ellipsis() {
+        assert_eq!(ellipsize("arith-1-00015", 13), "arith-1-00015");
+        assert_eq!(ellipsize("arith-1-00015", 12), "arith-1-000…");
+        assert_eq!(ellipsize("数学题", 4), "数…");
+        assert_eq!(ellipsize("abc", 0), "");
+    }
 
     #[test]
     fn bars_scale_to_the_largest_value() {

@@ -26,7 +26,7 @@ impl RolloutsTab {
     ) -> Option<Vec<Command>> {
         if Some(tag) == self.pending_open {
             self.pending_open = None;
-            return Some(self.open_trajectory(id, viewport, token_text));
+            return Some(self.open_trajectory(id, false, viewport, token_text));
         }
         if Some(tag) != self.pending_goto {
             return None;

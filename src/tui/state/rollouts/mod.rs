@@ -108,10 +108,11 @@ impl RolloutsTab {
             .set_height(layout::list_rows(viewport), &mut self.tags)
     }
 
-    /// Recomputes how many tokens fit per row of the token view.
+    /// Lays the trajectory pane out for its width and recomputes how many tokens fit per
+    /// row of the token view.
     fn refit_tokens(&mut self, viewport: Rect, token_text: &dyn TokenText) {
-        let (_, body, _) = layout::shell(viewport);
-        let width = usize::from(layout::trajectory(body).pane.width.saturating_sub(2));
+        let width = layout::pane_columns(viewport);
+        self.trajectory.fit(width);
         let open = self.trajectory.open.as_ref();
         let ids = open
             .and_then(|open| open.trajectory().token_trace.as_ref())
@@ -215,10 +216,12 @@ impl RolloutsTab {
     }
 
     /// Shows a trajectory on the trajectory screen: at once when the preview holds it,
-    /// else once the engine has loaded it.
+    /// else once the engine has loaded it; at its first turn or, `at_focus`, at the turn
+    /// the label keys target.
     pub fn open_trajectory(
         &mut self,
         id: TrajectoryId,
+        at_focus: bool,
         viewport: Rect,
         token_text: &dyn TokenText,
     ) -> Vec<Command> {
@@ -226,7 +229,7 @@ impl RolloutsTab {
             self.screens.push(Screen::Trajectory);
         }
         let tag = self.tags.fresh();
-        self.trajectory.start_loading(id, tag);
+        self.trajectory.start_loading(id, tag, at_focus);
         let preview = self
             .list
             .preview
