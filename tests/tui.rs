@@ -18,6 +18,8 @@ mod engine_runs;
 mod reading;
 #[path = "tui/robust.rs"]
 mod robust;
+#[path = "tui/run_charts.rs"]
+mod run_charts;
 #[path = "tui/settings.rs"]
 mod settings;
 #[path = "tui/snapshots.rs"]
