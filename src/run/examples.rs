@@ -4,13 +4,14 @@
 
 use super::config::{RunConfig, SftSource};
 use super::demos::{DemoStyle, demonstration};
+use super::drills::{copy_drill, drill_count};
 use crate::agent::rollout::offered_tools;
 use crate::agent::tasks::SplitMix64;
 use crate::agent::tools::builtin_spec;
 use crate::formats::{ImportOptions, Item, import_file};
 use crate::model::{Chat, LossOn};
 use crate::train::SftExample;
-use crate::trajectory::{Message, Task};
+use crate::trajectory::{Message, Role, Task};
 use anyhow::Context;
 use serde_json::Value;
 
@@ -80,7 +81,7 @@ fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
         .train_spec()?
         .load(Some(config.tasks.train_size), config.tasks.seed)?;
     let mut rng = SplitMix64::new(config.seed);
-    Ok(tasks
+    let mut conversations: Vec<Conversation> = tasks
         .iter()
         .map(|task| {
             let tools = offered_tools(task, &config.rollout);
@@ -92,7 +93,20 @@ fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
             };
             (task.id.clone(), demonstration(task, style), tools)
         })
-        .collect())
+        .collect();
+    let system = tasks
+        .first()
+        .and_then(|task| task.prompt.first())
+        .filter(|message| message.role == Role::System);
+    let tools = tasks
+        .first()
+        .map(|task| offered_tools(task, &config.rollout))
+        .unwrap_or_default();
+    for index in 0..drill_count(tasks.len(), config.sft.copy_drills) {
+        let drill = copy_drill(system, config.seed, index as u64);
+        conversations.push((format!("copy drill {index}"), Some(drill), tools.clone()));
+    }
+    Ok(conversations)
 }
 
 fn file_conversations(
@@ -159,5 +173,26 @@ mod tests {
         let share = some.len() as f64 / total as f64;
         assert!((0.5..=0.7).contains(&share), "{share}");
         assert_ne!(direct_tasks(0.6, 1).0, some, "the run seed picks the tasks");
+    }
+
+    #[test]
+    fn copy_drills_join_the_demonstrations_at_the_configured_rate() {
+        let mut config = RunConfig::default();
+        config.tasks.train = "arith:1:train".into();
+        config.tasks.train_size = 40;
+        config.sft.copy_drills = 0.5;
+        let conversations = demo_conversations(&config).unwrap();
+        assert_eq!(conversations.len(), 60);
+        let drills: Vec<&Conversation> = conversations
+            .iter()
+            .filter(|(name, _, _)| name.starts_with("copy drill"))
+            .collect();
+        assert_eq!(drills.len(), 20);
+        let task_system = &conversations[0].1.as_ref().unwrap()[0];
+        for (_, messages, tools) in drills {
+            let messages = messages.as_ref().unwrap();
+            assert_eq!(&messages[0], task_system, "the tasks' own system prompt");
+            assert_eq!(tools, &conversations[0].2, "the tasks' own tools");
+        }
     }
 }

@@ -10,6 +10,7 @@ mod context;
 mod control;
 mod curriculum;
 pub mod demos;
+pub mod drills;
 mod eval;
 mod eval_job;
 mod examples;
