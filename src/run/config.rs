@@ -110,10 +110,10 @@ pub struct SftConfig {
     /// policy writes: predicting a question's repeated names and numbers teaches the
     /// attention that copies them.
     pub loss_on_user: bool,
-    /// Copy drills mixed in per demonstration (0.5: one drill for every two
-    /// demonstrations): lists of random whole numbers the assistant repeats, which teach
-    /// the attention that copies numbers from the question into the calculator call.
-    pub copy_drills: f64,
+    /// Copy drills mixed into the demonstrations: texts of random whole numbers whose
+    /// numbers the assistant lists in order, which teach the attention that copies a
+    /// question's numbers into the calculator call (`run::drills`).
+    pub copy_drills: usize,
 }
 
 impl Default for SftConfig {
@@ -125,7 +125,7 @@ impl Default for SftConfig {
             batch_tokens: 8192,
             direct_answers: 0.0,
             loss_on_user: false,
-            copy_drills: 0.0,
+            copy_drills: 0,
         }
     }
 }
@@ -307,11 +307,6 @@ impl RunConfig {
             (0.0..=1.0).contains(&self.sft.direct_answers),
             "sft.direct_answers must be a fraction between 0 and 1, not {}",
             self.sft.direct_answers
-        );
-        anyhow::ensure!(
-            self.sft.copy_drills.is_finite() && self.sft.copy_drills >= 0.0,
-            "sft.copy_drills must be a number of drills per demonstration, 0 or more, not {}",
-            self.sft.copy_drills
         );
         Ok(())
     }

@@ -4,7 +4,7 @@
 
 use super::config::{RunConfig, SftSource};
 use super::demos::{DemoStyle, demonstration};
-use super::drills::{copy_drill, drill_count};
+use super::drills::copy_drill;
 use crate::agent::rollout::offered_tools;
 use crate::agent::tasks::SplitMix64;
 use crate::agent::tools::builtin_spec;
@@ -102,7 +102,7 @@ fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
         .first()
         .map(|task| offered_tools(task, &config.rollout))
         .unwrap_or_default();
-    for index in 0..drill_count(tasks.len(), config.sft.copy_drills) {
+    for index in 0..config.sft.copy_drills {
         let drill = copy_drill(system, config.seed, index as u64);
         conversations.push((format!("copy drill {index}"), Some(drill), tools.clone()));
     }
@@ -176,11 +176,11 @@ mod tests {
     }
 
     #[test]
-    fn copy_drills_join_the_demonstrations_at_the_configured_rate() {
+    fn the_configured_number_of_copy_drills_joins_the_demonstrations() {
         let mut config = RunConfig::default();
         config.tasks.train = "arith:1:train".into();
         config.tasks.train_size = 40;
-        config.sft.copy_drills = 0.5;
+        config.sft.copy_drills = 20;
         let conversations = demo_conversations(&config).unwrap();
         assert_eq!(conversations.len(), 60);
         let drills: Vec<&Conversation> = conversations
