@@ -18,7 +18,7 @@ mod write;
 
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
 pub use query::{Filter, Outcome, Query, SortKey};
-pub use search::{SearchError, TextHits};
+pub use search::{SearchError, TextHits, check_query};
 pub use summary::Summary;
 
 use crate::trajectory::{Trajectory, TrajectoryId};

@@ -199,14 +199,7 @@ impl TextIndex {
 
     /// Parses a query against the index's fields (words AND-ed, phrases, `field:value`).
     pub fn parse(&self, query: &str) -> Result<Box<dyn Query>, SearchError> {
-        let mut parser = QueryParser::for_index(&self.index, vec![self.fields.text]);
-        parser.set_conjunction_by_default();
-        parser
-            .parse_query(query)
-            .map_err(|error| SearchError::BadQuery {
-                query: query.to_string(),
-                reason: describe_parse_error(&error),
-            })
+        parse(&self.index, self.fields, query)
     }
 
     /// The trajectories with at least one matching document, in id order.
@@ -248,6 +241,26 @@ impl TextIndex {
     pub fn size_on_disk(&self) -> u64 {
         folder_size(&self.path)
     }
+}
+
+/// Checks that a query parses, without any index on disk: what the TUI asks before it
+/// relists, so a typo leaves the list as it was.
+pub fn check_query(query: &str) -> Result<(), SearchError> {
+    let (schema, fields) = Fields::schema();
+    let index = Index::create_in_ram(schema);
+    documents::register_tokenizers(&index);
+    parse(&index, fields, query).map(drop)
+}
+
+fn parse(index: &Index, fields: Fields, query: &str) -> Result<Box<dyn Query>, SearchError> {
+    let mut parser = QueryParser::for_index(index, vec![fields.text]);
+    parser.set_conjunction_by_default();
+    parser
+        .parse_query(query)
+        .map_err(|error| SearchError::BadQuery {
+            query: query.to_string(),
+            reason: describe_parse_error(&error),
+        })
 }
 
 /// A parse error in words a person acts on.
