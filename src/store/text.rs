@@ -36,11 +36,12 @@ impl Store {
     }
 
     /// After a committed write that moved the text generation to `generation`: indexes the
-    /// written trajectories and drops the deleted ones. An index that was already behind is
+    /// written trajectories (each flagged when it replaced a stored one) and drops the
+    /// deleted ones. An index that was already behind is
     /// left for the next search to rebuild. Called with the write guard held.
     pub(super) fn index_written(
         &self,
-        written: &[&Trajectory],
+        written: &[(&Trajectory, bool)],
         deleted: &[TrajectoryId],
         generation: u64,
     ) -> StoreResult<()> {

@@ -90,6 +90,7 @@ impl Store {
         let mut locations = self.blob_log().append(&slices)?.into_iter();
         let mut pending = Pending::default();
         let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
+        let mut indexed = Vec::with_capacity(trajectories.len());
         for trajectory in trajectories {
             let record = locations.next().ok_or_else(missing_location)?;
             let trace = match trajectory.token_trace {
@@ -100,6 +101,7 @@ impl Store {
                 Some(summary) => Some(summary),
                 None => self.summary_of(trajectory.id)?,
             };
+            indexed.push((trajectory, previous.is_some()));
             let seq = match &previous {
                 Some(summary) => summary.seq,
                 None => {
@@ -117,8 +119,7 @@ impl Store {
         }
         pending.text_changed = !trajectories.is_empty();
         let generation = self.commit(pending)?;
-        let written: Vec<&Trajectory> = trajectories.iter().collect();
-        self.index_written(&written, &[], generation)
+        self.index_written(&indexed, &[], generation)
     }
 
     /// Applies a change to a stored trajectory (not its token trace), re-indexes it and
@@ -151,7 +152,7 @@ impl Store {
             .insert(&keys::location_key(id), entry.encode());
         let generation = self.commit(pending)?;
         if text_changed {
-            self.index_written(&[&trajectory], &[], generation)?;
+            self.index_written(&[(&trajectory, true)], &[], generation)?;
         }
         Ok(trajectory)
     }

@@ -138,11 +138,12 @@ impl TextIndex {
         Ok(self.writer.as_mut().expect("the writer was just opened"))
     }
 
-    /// Replaces the documents of these trajectories (delete by id, then add) and removes those
-    /// of `deleted`, then commits as `generation`.
+    /// Writes the documents of these trajectories (those marked as stored before are deleted
+    /// by id first, in order, so a rewrite leaves one copy) and removes those of `deleted`,
+    /// then commits as `generation`.
     pub fn replace(
         &mut self,
-        written: &[&Trajectory],
+        written: &[(&Trajectory, bool)],
         deleted: &[TrajectoryId],
         generation: u64,
     ) -> Result<(), SearchError> {
@@ -150,9 +151,11 @@ impl TextIndex {
         for id in deleted {
             self.writer()?.delete_term(fields.trajectory_term(id.0));
         }
-        for trajectory in written {
-            self.writer()?
-                .delete_term(fields.trajectory_term(trajectory.id.0));
+        for &(trajectory, stored_before) in written {
+            if stored_before {
+                self.writer()?
+                    .delete_term(fields.trajectory_term(trajectory.id.0));
+            }
             self.add(trajectory)?;
         }
         self.commit(generation)
