@@ -153,7 +153,12 @@ fn timed_import(
     Ok(seconds)
 }
 
-fn time_query(store: &Store, what: &str, query: &str, repeats: usize) -> anyhow::Result<QueryFigure> {
+fn time_query(
+    store: &Store,
+    what: &str,
+    query: &str,
+    repeats: usize,
+) -> anyhow::Result<QueryFigure> {
     let mut hits = 0;
     let mut times = Vec::with_capacity(repeats);
     for _ in 0..repeats.max(1) {
@@ -209,7 +214,13 @@ mod tests {
         assert_eq!(report.queries.len(), QUERIES.len());
         assert_eq!(report.queries[1].hits, 60, "every trajectory has apples");
         assert!(report.queries.iter().all(|q| q.p50_ms <= q.p95_ms));
-        assert_eq!((report.import_on_seconds.len(), report.import_off_seconds.len()), (1, 1));
+        assert_eq!(
+            (
+                report.import_on_seconds.len(),
+                report.import_off_seconds.len()
+            ),
+            (1, 1)
+        );
         assert!(report.import_cost_ratio > 0.0);
     }
 

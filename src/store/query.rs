@@ -313,14 +313,19 @@ impl Store {
     /// when no index applies and every summary must be read.
     fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
         let indexed = self.indexed_candidates(filter)?;
-        let Some(query) = filter.full_text.as_deref().filter(|query| !query.trim().is_empty())
+        let Some(query) = filter
+            .full_text
+            .as_deref()
+            .filter(|query| !query.trim().is_empty())
         else {
             return Ok(indexed);
         };
         let mut found = BTreeSet::new();
         for id in self.search_text(query)? {
             if let Some(entry) = self.entry(id)?
-                && indexed.as_ref().is_none_or(|seqs| seqs.contains(&entry.seq))
+                && indexed
+                    .as_ref()
+                    .is_none_or(|seqs| seqs.contains(&entry.seq))
             {
                 found.insert(entry.seq);
             }

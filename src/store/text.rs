@@ -54,7 +54,9 @@ impl Store {
         }
         index
             .replace(written, deleted, generation)
-            .map_err(|error| StoreError::Invalid(format!("the trajectories are saved, but {error}")))
+            .map_err(|error| {
+                StoreError::Invalid(format!("the trajectories are saved, but {error}"))
+            })
     }
 
     /// Makes a new index of an empty store current at once, so writes keep it in step.
@@ -71,10 +73,15 @@ impl Store {
         Ok(())
     }
 
-    /// Rebuilds the search index from every stored record when it is behind the store.
+    /// Commits what writes added to the search index, or rebuilds it from every stored
+    /// record when it is behind the store.
     fn ensure_text_index(&self) -> StoreResult<()> {
-        if self.text_index()?.generation() == Some(self.text_generation()?) {
-            return Ok(());
+        let current = self.text_generation()?;
+        {
+            let mut index = self.text_index()?;
+            if index.generation() == Some(current) {
+                return Ok(index.publish()?);
+            }
         }
         self.rebuild_text_index()
     }
@@ -93,7 +100,8 @@ impl Store {
             };
             let id = TrajectoryId::from_bytes(&key[1..])
                 .ok_or_else(|| corrupt("a location key".into()))?;
-            let entry = Entry::decode(&value).ok_or_else(|| corrupt(format!("location of {id}")))?;
+            let entry =
+                Entry::decode(&value).ok_or_else(|| corrupt(format!("location of {id}")))?;
             index.add(&self.read_record(id, entry)?)?;
         }
         index.commit(generation)?;

@@ -100,7 +100,10 @@ mod tests {
             Some("\"Final Answer: 241\" tool:calculator")
         );
         assert_eq!(filter.text, None);
-        assert_eq!(parse("TEXT:marbles").unwrap().full_text.as_deref(), Some("marbles"));
+        assert_eq!(
+            parse("TEXT:marbles").unwrap().full_text.as_deref(),
+            Some("marbles")
+        );
         assert_eq!(parse("context:x").unwrap().full_text, None);
         assert_eq!(parse("text:").unwrap().full_text, None);
     }

@@ -36,7 +36,10 @@ fn list_text_searches_messages_tool_calls_and_results() {
     assert_eq!(tools.len(), 8, "eight conversations have tool results");
 
     let table = stdout(rollscope(&sessions).args(["list", "--text", "monthly_payment"]));
-    assert!(table.contains("1 of 1 matching (text:monthly_payment)"), "{table}");
+    assert!(
+        table.contains("1 of 1 matching (text:monthly_payment)"),
+        "{table}"
+    );
 
     let output = rollscope(&sessions)
         .args(["list", "--text", "colour:red"])
@@ -51,6 +54,9 @@ fn list_text_searches_messages_tool_calls_and_results() {
 
     let deleted = stdout(rollscope(&sessions).args(["delete", "--text", "director"]));
     assert!(deleted.contains('1'), "{deleted}");
-    assert!(found(&sessions, "director").is_empty(), "a deleted trajectory leaves no hit");
+    assert!(
+        found(&sessions, "director").is_empty(),
+        "a deleted trajectory leaves no hit"
+    );
     assert_eq!(found(&sessions, "role:tool").len(), 7);
 }

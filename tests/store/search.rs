@@ -29,9 +29,21 @@ fn episode(id: u64, question: &str, expression: &str, result: &str, passed: bool
 
 fn fixture() -> Vec<Trajectory> {
     vec![
-        episode(1, "Tom has 17 apples and buys 25 more.", "17+25", "42", true),
+        episode(
+            1,
+            "Tom has 17 apples and buys 25 more.",
+            "17+25",
+            "42",
+            true,
+        ),
         episode(2, "Ann has 9 oranges and eats 4.", "9-4", "5", true),
-        episode(3, "A jar holds 240 marbles; one more is added.", "240+1", "241", false),
+        episode(
+            3,
+            "A jar holds 240 marbles; one more is added.",
+            "240+1",
+            "241",
+            false,
+        ),
     ]
 }
 
@@ -51,20 +63,40 @@ fn words_phrases_and_fields_find_their_trajectories() {
     store.put_trajectories(&fixture()).unwrap();
     assert_eq!(ids(&store, "oranges"), [2]);
     assert_eq!(ids(&store, "APPLES"), [1], "case does not matter");
-    assert_eq!(ids(&store, "241"), [3], "a word only a tool result and answer hold");
+    assert_eq!(
+        ids(&store, "241"),
+        [3],
+        "a word only a tool result and answer hold"
+    );
     assert_eq!(ids(&store, "\"Final Answer: 241\""), [3]);
     assert_eq!(ids(&store, "\"answer final\""), Vec::<u64>::new());
-    assert_eq!(ids(&store, "calculator"), [1, 2, 3], "tool names are words too");
+    assert_eq!(
+        ids(&store, "calculator"),
+        [1, 2, 3],
+        "tool names are words too"
+    );
     assert_eq!(ids(&store, "tool:calculator"), [1, 2, 3]);
     assert_eq!(ids(&store, "tool:Calculator 17"), [1]);
     assert_eq!(ids(&store, "role:tool 5"), [2]);
     assert_eq!(ids(&store, "role:user 5"), Vec::<u64>::new());
     assert_eq!(ids(&store, "task:arith-00003"), [3]);
     assert_eq!(ids(&store, "oranges OR marbles"), [2, 3]);
-    assert_eq!(ids(&store, "role:tool -42"), [2, 3], "tool results without 42");
-    assert_eq!(ids(&store, "apples 241"), Vec::<u64>::new(), "one message holds all words");
+    assert_eq!(
+        ids(&store, "role:tool -42"),
+        [2, 3],
+        "tool results without 42"
+    );
+    assert_eq!(
+        ids(&store, "apples 241"),
+        Vec::<u64>::new(),
+        "one message holds all words"
+    );
     let hits = store.text_hits("241", TrajectoryId(3)).unwrap();
-    assert_eq!(hits.messages, [2, 3], "the tool result and the final answer");
+    assert_eq!(
+        hits.messages,
+        [2, 3],
+        "the tool result and the final answer"
+    );
     assert_eq!(hits.words, ["241"]);
 }
 
@@ -75,7 +107,10 @@ fn a_malformed_query_is_a_clear_error_not_a_panic() {
     store.put_trajectories(&fixture()).unwrap();
     for query in ["colour:red", "\"unclosed phrase", "(oranges", "-oranges"] {
         match store.search_text(query) {
-            Err(StoreError::Search(SearchError::BadQuery { query: typed, reason })) => {
+            Err(StoreError::Search(SearchError::BadQuery {
+                query: typed,
+                reason,
+            })) => {
                 assert_eq!(typed, query);
                 let message = StoreError::Search(SearchError::BadQuery {
                     query: typed,
@@ -101,9 +136,14 @@ fn rewrites_and_deletes_leave_no_duplicate_or_stale_hit() {
     store.put_trajectories(&[rewritten.clone()]).unwrap();
     assert_eq!(ids(&store, "oranges"), Vec::<u64>::new());
     assert_eq!(ids(&store, "pears"), [2]);
-    assert_eq!(store.text_hits("pears", TrajectoryId(2)).unwrap().messages, [0]);
+    assert_eq!(
+        store.text_hits("pears", TrajectoryId(2)).unwrap().messages,
+        [0]
+    );
     rewritten.messages[0].content = "Ann has 9 plums.".into();
-    store.put_trajectories(&[rewritten.clone(), rewritten]).unwrap();
+    store
+        .put_trajectories(&[rewritten.clone(), rewritten])
+        .unwrap();
     assert_eq!(ids(&store, "plums"), [2], "the same id twice in one batch");
     store
         .update_trajectory(TrajectoryId(1), |trajectory| {
@@ -136,7 +176,10 @@ fn a_missing_or_stale_index_is_rebuilt_from_the_records() {
         };
         let store = Store::open_with(dir.path(), options).unwrap();
         store.put_trajectories(&fixture()[2..]).unwrap();
-        assert!(store.search_text("marbles").is_err(), "no index on this handle");
+        assert!(
+            store.search_text("marbles").is_err(),
+            "no index on this handle"
+        );
     }
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(ids(&store, "marbles"), [3], "rebuilt when behind the store");
@@ -174,11 +217,14 @@ fn queries_combine_full_text_with_the_other_filters() {
     };
     assert_eq!(listed(failing.clone()), [3]);
     assert_eq!(store.count(&failing).unwrap(), 1);
-    assert!(store.query(&Query {
-        filter: text("nope:x"),
-        ..Query::default()
-    })
-    .is_err());
+    assert!(
+        store
+            .query(&Query {
+                filter: text("nope:x"),
+                ..Query::default()
+            })
+            .is_err()
+    );
 }
 
 #[test]

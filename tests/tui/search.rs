@@ -54,7 +54,10 @@ fn slash_finds_a_word_only_a_tool_result_holds_and_a_second_slash_replaces_it() 
 
     live.press(char_key('/'));
     let prompt = live.app.prompt.as_ref().expect("the search prompt");
-    assert_eq!(prompt.input, "quokka", "the last search is offered, selected");
+    assert_eq!(
+        prompt.input, "quokka",
+        "the last search is offered, selected"
+    );
     for c in "tool:calculator".chars() {
         live.press(char_key(c));
     }
@@ -107,6 +110,12 @@ fn filter_text_searches_and_the_trajectory_marks_and_jumps_between_hits() {
     assert_eq!(live.app.tabs.rollouts.trajectory.section, section);
     let screen = render(&live.app);
     assert!(screen.contains("search hit 1 of 1"), "{screen}");
-    assert!(screen.contains("quokka 42") && screen.contains("calculator"), "{screen}");
-    assert!(screen.contains("{/} hit"), "the hint names the hit keys: {screen}");
+    assert!(
+        screen.contains("quokka 42") && screen.contains("calculator"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("{/} hit"),
+        "the hint names the hit keys: {screen}"
+    );
 }

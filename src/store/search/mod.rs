@@ -1,7 +1,9 @@
 //! The full-text index of what was said: every message, tool call and tool result of every
 //! stored trajectory, in tantivy, in the store folder's `search/`. Each commit records the
 //! store's text generation; an index whose generation differs (or that is missing or
-//! unreadable) is stale and rebuilt from the records before it answers.
+//! unreadable) is stale and rebuilt from the records before it answers. Writes add their
+//! documents at once but commit only before the next search and when the store closes: the
+//! index is derived data, so a crash in between costs a rebuild, never a wrong answer.
 
 mod collect;
 mod documents;
@@ -61,7 +63,8 @@ pub(super) struct TextIndex {
     fields: Fields,
     reader: IndexReader,
     writer: Option<IndexWriter<TantivyDocument>>,
-    generation: Option<u64>,
+    committed: Option<u64>,
+    pending: Option<u64>,
 }
 
 impl TextIndex {
@@ -98,7 +101,7 @@ impl TextIndex {
 
     fn with_index(path: &Path, index: Index, fields: Fields) -> Result<Self, SearchError> {
         documents::register_tokenizers(&index);
-        let generation = index
+        let committed = index
             .load_metas()
             .map_err(|error| index_error(path, error))?
             .payload
@@ -114,13 +117,22 @@ impl TextIndex {
             fields,
             reader,
             writer: None,
-            generation,
+            committed,
+            pending: None,
         })
     }
 
-    /// The store text generation the index last committed, if any.
+    /// The store text generation the index holds (committed, or added and not yet), if any.
     pub fn generation(&self) -> Option<u64> {
-        self.generation
+        self.pending.or(self.committed)
+    }
+
+    /// Commits what writes added since the last commit, so searches see it.
+    pub fn publish(&mut self) -> Result<(), SearchError> {
+        match self.pending {
+            Some(generation) => self.commit(generation),
+            None => Ok(()),
+        }
     }
 
     fn error(&self, error: impl std::fmt::Display) -> SearchError {
@@ -140,7 +152,7 @@ impl TextIndex {
 
     /// Writes the documents of these trajectories (those marked as stored before are deleted
     /// by id first, in order, so a rewrite leaves one copy) and removes those of `deleted`,
-    /// then commits as `generation`.
+    /// as `generation`; `publish` commits them.
     pub fn replace(
         &mut self,
         written: &[(&Trajectory, bool)],
@@ -158,7 +170,8 @@ impl TextIndex {
             }
             self.add(trajectory)?;
         }
-        self.commit(generation)
+        self.pending = Some(generation);
+        Ok(())
     }
 
     /// Removes every document, for a rebuild.
@@ -167,7 +180,8 @@ impl TextIndex {
         self.writer()?
             .delete_all_documents()
             .map_err(|error| index_error(&path, error))?;
-        self.generation = None;
+        self.committed = None;
+        self.pending = None;
         Ok(())
     }
 
@@ -196,7 +210,8 @@ impl TextIndex {
             .commit()
             .map_err(|error| index_error(&path, error))?;
         self.reader.reload().map_err(|error| self.error(error))?;
-        self.generation = Some(generation);
+        self.committed = Some(generation);
+        self.pending = None;
         Ok(())
     }
 
@@ -227,10 +242,7 @@ impl TextIndex {
                 words.push(word.to_string());
             }
         });
-        let only = TermQuery::new(
-            self.fields.trajectory_term(id.0),
-            IndexRecordOption::Basic,
-        );
+        let only = TermQuery::new(self.fields.trajectory_term(id.0), IndexRecordOption::Basic);
         let both = BooleanQuery::new(vec![(Occur::Must, parsed), (Occur::Must, Box::new(only))]);
         let messages = self
             .reader
@@ -243,6 +255,13 @@ impl TextIndex {
     /// Bytes the index takes on disk.
     pub fn size_on_disk(&self) -> u64 {
         folder_size(&self.path)
+    }
+}
+
+impl Drop for TextIndex {
+    fn drop(&mut self) {
+        // A failure here only means the next search rebuilds the index.
+        let _ = self.publish();
     }
 }
 

@@ -20,7 +20,10 @@ const LIST: &[(Action, &str)] = &[
     (Action::Bottom, "last row"),
     (Action::Open, "open the trajectory"),
     (Action::Group, "its GRPO group"),
-    (Action::Search, "search what was said (words, \"a phrase\", tool:NAME, role:ROLE)"),
+    (
+        Action::Search,
+        "search what was said (words, \"a phrase\", tool:NAME, role:ROLE)",
+    ),
     (Action::Outcome, "all / failures / passes"),
     (Action::Unlabelled, "unlabelled failures only"),
     (Action::Sort, "next sort key"),
