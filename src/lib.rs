@@ -11,7 +11,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`trajectory`], [`text`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names, as plain serde types with no I/O. `text` holds string helpers (escaping, "did you mean"). `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
-//! | [`store`] | The session store: trajectories, tasks, labels, runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction. |
+//! | [`store`] | The session store: trajectories, tasks, labels, runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction, and [`store::search`], the full-text index (tantivy, in `store/search/`) of every message, tool call and tool result, written with each store write and rebuilt from the records when missing or behind the store's text generation. |
 //! | [`formats`] | Reading and writing other tools' files (17 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, PRM800K, …), detection by content, metrics logs of other stacks and following them as they grow or are rewritten ([`formats::MetricsFollower`]), the chat-completions wire format (streamed chunks included). |
 //! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model (its tokenizer trained on GSM8K's train split only). The only module that knows candle's `Device`, besides [`train`]. |
 //! | [`synthetic`] | Generated GRPO-shaped rollouts for demos and benchmarks. |
@@ -20,9 +20,9 @@
 //! | [`ingest`] | Imports: a file's items into the store, in batches. |
 //! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, rejection-sampling selection and exports with manifests. |
 //! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start and its goals (`run::cold_start_goals`), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), and [`run::policy`], the one rule for which model folder a command uses. |
-//! | [`bench`] | Measured speed and memory (store, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
+//! | [`bench`] | Measured speed and memory (store, full-text search, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
 //! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs. |
-//! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::terminal` wires the terminal, the keymap and the engine. |
+//! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::search_hits` marks a search's words in an open trajectory and finds its hit turns; `tui::terminal` wires the terminal, the keymap and the engine. |
 //! | [`cli`] | Argument parsing and printing only: each command calls one library function with plain options and prints what it returns. |
 //!
 //! # Arrows that must never exist
@@ -56,6 +56,13 @@
 //! **An import.** `formats::detect` picks the format from the content; the format's reader
 //! yields items (tasks, trajectories, labels) one record at a time, naming the file and line
 //! of any record it refuses; `ingest` writes them to the store in batches.
+//!
+//! **A search.** Every store write that changes what was said moves the store's text
+//! generation in its sled batch, then replaces the written trajectories' documents in the
+//! tantivy index (delete by id, then add) and commits with that generation. `Store::query`
+//! answers a filter's `full_text` through the index (ids → sequence numbers, intersected with
+//! the other indexes); the TUI's `/` and `:filter text:` and `rollscope list --text` all set
+//! that field, and the engine's `FindText` gives the trajectory view its hit turns and words.
 //!
 //! # Durability
 //!

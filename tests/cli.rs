@@ -4,6 +4,8 @@
 mod config_errors;
 #[path = "cli/pipes.rs"]
 mod pipes;
+#[path = "cli/search.rs"]
+mod search;
 #[path = "cli/tool_call_ids.rs"]
 mod tool_call_ids;
 #[path = "cli/tool_names.rs"]

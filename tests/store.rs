@@ -3,6 +3,8 @@
 
 #[path = "store/crash.rs"]
 mod crash;
+#[path = "store/search.rs"]
+mod search;
 
 use rollscope::store::{Filter, Outcome, Query, SortKey, Store, StoreError};
 use rollscope::synthetic::{self, SyntheticSpec};

@@ -20,6 +20,8 @@ mod reading;
 mod robust;
 #[path = "tui/run_charts.rs"]
 mod run_charts;
+#[path = "tui/search.rs"]
+mod search;
 #[path = "tui/settings.rs"]
 mod settings;
 #[path = "tui/snapshots.rs"]

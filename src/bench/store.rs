@@ -54,22 +54,7 @@ pub fn bench_store(
 ) -> anyhow::Result<StoreBenchReport> {
     let dir = tempfile::tempdir().context("cannot create a temporary folder")?;
     let input = dir.path().join("trajectories.jsonl");
-    let spec = SyntheticSpec {
-        count: options.count,
-        trace_tokens: options.trace_tokens,
-        ..SyntheticSpec::default()
-    };
-    progress(BenchProgress::counted("generating", options.count));
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&input)?);
-    for index in 0..options.count {
-        serde_json::to_writer(&mut out, &synthetic::trajectory(index, &spec))?;
-        out.write_all(b"\n")?;
-        progress(BenchProgress::Advance(1));
-    }
-    out.flush()?;
-    drop(out);
-    progress(BenchProgress::End);
-    let input_bytes = std::fs::metadata(&input)?.len();
+    let input_bytes = write_synthetic(&input, options, progress)?;
 
     let store_dir = dir.path().join("store");
     progress(BenchProgress::counted("importing", options.count));
@@ -120,6 +105,30 @@ pub fn bench_store(
         label_outcome_hits: hits.len(),
         peak_memory_bytes,
     })
+}
+
+/// Writes the benchmark's synthetic trajectories as JSONL; returns the file's size.
+pub(super) fn write_synthetic(
+    path: &std::path::Path,
+    options: &StoreBenchOptions,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<u64> {
+    let spec = SyntheticSpec {
+        count: options.count,
+        trace_tokens: options.trace_tokens,
+        ..SyntheticSpec::default()
+    };
+    progress(BenchProgress::counted("generating", options.count));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for index in 0..options.count {
+        serde_json::to_writer(&mut out, &synthetic::trajectory(index, &spec))?;
+        out.write_all(b"\n")?;
+        progress(BenchProgress::Advance(1));
+    }
+    out.flush()?;
+    drop(out);
+    progress(BenchProgress::End);
+    Ok(std::fs::metadata(path)?.len())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::bench_args::{
     BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
-    StoreBenchArgs, TuiBenchArgs,
+    SearchBenchArgs, StoreBenchArgs, TuiBenchArgs,
 };
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
@@ -18,6 +18,9 @@ pub enum BenchCommand {
     /// Import throughput, reopen + first page, an indexed query and peak memory on a
     /// generated store of 100k trajectories.
     Store(StoreBenchArgs),
+    /// The full-text index on a generated store: build time and size, query p50/p95 for a
+    /// word, a phrase and a field query, and its cost on import throughput.
+    Search(SearchBenchArgs),
     /// Greedy decoding tokens/s (batch 8 and batch 1), a training step and a GRPO step.
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
@@ -47,6 +50,10 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
             let mut progress = progress_bars("{msg:>12} [{bar:40}] {pos}/{len} ({per_sec}, {eta})");
             let report = bench::bench_store(&args.options(), &mut progress)?;
             print(json, &report, bench_print::store)
+        }
+        BenchCommand::Search(args) => {
+            let report = bench::bench_search(&args.options(), &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_print::search)
         }
         BenchCommand::Model(args) => {
             let mut progress = progress_bars("{bar:30} {pos}/{len} runs {elapsed}");

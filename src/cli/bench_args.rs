@@ -3,7 +3,7 @@
 use super::model::RuntimeArgs;
 use crate::bench::{
     ExportBenchOptions, GrpoBenchOptions, ModelBenchOptions, ModelFigure, RolloutBenchOptions,
-    Runtime, StoreBenchOptions, TrainBenchOptions, TuiBenchOptions,
+    Runtime, SearchBenchOptions, StoreBenchOptions, TrainBenchOptions, TuiBenchOptions,
 };
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -32,6 +32,37 @@ impl StoreBenchArgs {
         StoreBenchOptions {
             count: self.count,
             trace_tokens: self.trace_tokens,
+        }
+    }
+}
+
+/// Arguments of `rollscope bench search`.
+#[derive(Debug, Args)]
+pub struct SearchBenchArgs {
+    /// Trajectories to generate (as `bench store` does: every other one with a token trace).
+    #[arg(long, default_value_t = 100_000)]
+    pub count: u64,
+    /// Tokens per token trace.
+    #[arg(long, default_value_t = 1000)]
+    pub trace_tokens: usize,
+    /// Times each query runs, for its p50 and p95.
+    #[arg(long, default_value_t = 100)]
+    pub repeats: usize,
+    /// Import pairs (index on, index off, alternating which goes first).
+    #[arg(long, default_value_t = 3)]
+    pub pairs: usize,
+}
+
+impl SearchBenchArgs {
+    /// The benchmark options these flags ask for.
+    pub fn options(&self) -> SearchBenchOptions {
+        SearchBenchOptions {
+            store: StoreBenchOptions {
+                count: self.count,
+                trace_tokens: self.trace_tokens,
+            },
+            repeats: self.repeats,
+            pairs: self.pairs,
         }
     }
 }

@@ -4,8 +4,8 @@ use super::bench_args::{BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTr
 use super::output;
 use crate::bench::tui::{FRAME_HEIGHT, FRAME_WIDTH};
 use crate::bench::{
-    ExportBenchReport, GrpoBenchReport, ModelBenchReport, RolloutBenchReport, StoreBenchReport,
-    TrainBenchReport, TuiBenchReport,
+    ExportBenchReport, GrpoBenchReport, ModelBenchReport, RolloutBenchReport, SearchBenchReport,
+    StoreBenchReport, TrainBenchReport, TuiBenchReport,
 };
 use serde_json::Value;
 
@@ -33,6 +33,39 @@ pub fn store(report: &StoreBenchReport) {
             output::bytes(peak)
         );
     }
+}
+
+/// `bench search` as text.
+pub fn search(report: &SearchBenchReport) {
+    println!(
+        "search benchmark · {} trajectories ({} store)",
+        report.trajectories,
+        output::bytes(report.store_bytes)
+    );
+    println!(
+        "  index build               {:>10.2} s               ({} on disk)",
+        report.build_seconds,
+        output::bytes(report.index_bytes)
+    );
+    for query in &report.queries {
+        println!(
+            "  {:<25} p50 {:>7.2} ms · p95 {:>7.2} ms  ({} hits; `{}`; goal p95 ≤ 50 ms)",
+            query.what, query.p50_ms, query.p95_ms, query.hits, query.query
+        );
+    }
+    let seconds = |values: &[f64]| {
+        values
+            .iter()
+            .map(|value| format!("{value:.2}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    println!(
+        "  import with the index     {:>+9.1} %               (median of on/off ratios; on {} s, off {} s; goal ≤ +20 %)",
+        (report.import_cost_ratio - 1.0) * 100.0,
+        seconds(&report.import_on_seconds),
+        seconds(&report.import_off_seconds)
+    );
 }
 
 /// `bench export` as text.

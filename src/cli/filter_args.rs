@@ -42,6 +42,10 @@ pub struct FilterArgs {
     pub reward_max: Option<f64>,
     /// Only trajectories whose task, question, run or id contains this text.
     #[arg(long)]
+    pub contains: Option<String>,
+    /// Only trajectories with a message, tool call or tool result that matches this search:
+    /// words (all in one message), "a phrase", tool:NAME, role:ROLE, task:ID, OR, -word.
+    #[arg(long, value_name = "QUERY")]
     pub text: Option<String>,
 }
 
@@ -79,7 +83,8 @@ impl FilterArgs {
             unlabelled_failures: self.unlabelled,
             reward_min: self.reward_min,
             reward_max: self.reward_max,
-            text: self.text.clone(),
+            text: self.contains.clone(),
+            full_text: self.text.clone(),
         }
     }
 }

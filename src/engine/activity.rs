@@ -13,6 +13,8 @@ pub enum Activity {
     Finding,
     /// Loading one trajectory (`Command::LoadTrajectory`).
     LoadingTrajectory,
+    /// Finding a search's hits in a trajectory (`Command::FindText`).
+    Searching,
     /// Loading a GRPO group (`Command::LoadGroup`).
     LoadingGroup,
     /// Writing labels (`SaveLabel`, `RemoveLabels`, `SetLabels`).
@@ -51,6 +53,7 @@ impl Activity {
             Self::Paging => "paging",
             Self::Finding => "finding",
             Self::LoadingTrajectory => "loading trajectory",
+            Self::Searching => "searching",
             Self::LoadingGroup => "loading group",
             Self::SavingLabels => "saving labels",
             Self::LoadingRuns => "loading runs",

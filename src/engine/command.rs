@@ -83,6 +83,16 @@ pub enum Command {
         /// The trajectory.
         id: TrajectoryId,
     },
+    /// Finds which messages of a trajectory a full-text search matches, and the words to
+    /// mark (`Update::TextHits`).
+    FindText {
+        /// Names this request.
+        tag: Tag,
+        /// The trajectory.
+        id: TrajectoryId,
+        /// The search, as the list's filter holds it.
+        query: String,
+    },
     /// Loads the samples of a GRPO group (without traces) and their task.
     LoadGroup {
         /// Names this request.
@@ -174,6 +184,7 @@ impl Command {
             | Self::Page { tag, .. }
             | Self::Locate { tag, .. }
             | Self::LoadTrajectory { tag, .. }
+            | Self::FindText { tag, .. }
             | Self::LoadGroup { tag, .. } => Some(*tag),
             _ => None,
         }
@@ -186,6 +197,7 @@ impl Command {
             Self::Page { .. } => Activity::Paging,
             Self::Locate { .. } => Activity::Finding,
             Self::LoadTrajectory { .. } => Activity::LoadingTrajectory,
+            Self::FindText { .. } => Activity::Searching,
             Self::LoadGroup { .. } => Activity::LoadingGroup,
             Self::SaveLabel { .. } | Self::RemoveLabels { .. } | Self::SetLabels { .. } => {
                 Activity::SavingLabels

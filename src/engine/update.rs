@@ -6,7 +6,7 @@ use super::overview::Overview;
 use super::spelling::TokenSpellings;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
 use crate::run::Phase;
-use crate::store::{Filter, Summary};
+use crate::store::{Filter, Summary, TextHits};
 use crate::trajectory::{Label, MetricsRow, RunInfo, RunStatus, Task, Trajectory, TrajectoryId};
 
 /// What the engine is doing.
@@ -129,6 +129,15 @@ pub enum Update {
         tag: Tag,
         /// The trajectory and its task.
         loaded: Box<LoadedTrajectory>,
+    },
+    /// Where a search matched in a trajectory (answer to `FindText`).
+    TextHits {
+        /// The request.
+        tag: Tag,
+        /// The trajectory.
+        id: TrajectoryId,
+        /// The matching messages and the words to mark.
+        hits: TextHits,
     },
     /// A group (answer to `LoadGroup`).
     Group {

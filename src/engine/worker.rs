@@ -100,6 +100,11 @@ impl Worker {
                 prefix,
             } => self.locate(tag, listing, &prefix),
             Command::LoadTrajectory { tag, id } => self.load_trajectory(tag, id),
+            Command::FindText { tag, id, query } => {
+                let hits = self.store.text_hits(&query, id)?;
+                self.send(Update::TextHits { tag, id, hits });
+                Ok(())
+            }
             Command::LoadGroup { tag, key } => self.load_group(tag, key),
             Command::SaveLabel { id, draft } => self.save_label(id, draft),
             Command::RemoveLabels { id, step, kind } => {

@@ -143,9 +143,17 @@ impl Store {
         })?;
         let trajectories = self.copy_live_into(&fresh_path)?;
         let Store {
-            db, _lock: lock, ..
+            db,
+            text,
+            _lock: lock,
+            ..
         } = self;
         drop(db);
+        drop(text);
+        let index = path.join(super::search::INDEX_FOLDER);
+        if index.is_dir() {
+            rename(&index, &fresh_path.join(super::search::INDEX_FOLDER))?;
+        }
         remove_dir(&old_path)?;
         rename(&path, &old_path)?;
         rename(&fresh_path, &path)?;

@@ -1,5 +1,6 @@
 //! The session store: trajectories, their summaries and indexes, tasks, runs and metrics in
-//! one sled tree, written in atomic batches and flushed before anything is reported saved.
+//! one sled tree, written in atomic batches and flushed before anything is reported saved;
+//! beside them the full-text index of what was said (`search`), kept in step by every write.
 
 mod blobs;
 mod entry;
@@ -9,17 +10,21 @@ mod maintenance;
 mod postings;
 mod query;
 mod records;
+pub mod search;
 mod summary;
+mod text;
 mod trace_codec;
 mod write;
 
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
 pub use query::{Filter, Outcome, Query, SortKey};
+pub use search::{SearchError, TextHits, check_query};
 pub use summary::Summary;
 
 use crate::trajectory::{Trajectory, TrajectoryId};
 use blobs::BlobLog;
 use lock::{HolderLock, LockFailure};
+use search::TextIndex;
 use std::path::{Path, PathBuf};
 
 /// The cache sled may use by default: enough for lists and recent records.
@@ -81,6 +86,9 @@ pub enum StoreError {
     /// The blob log could not be written.
     #[error("cannot write the store's record log: {0}")]
     BlobLog(#[from] std::io::Error),
+    /// A full-text search failed: the query does not parse, or the index cannot be used.
+    #[error(transparent)]
+    Search(SearchError),
     /// A file operation failed.
     #[error("{context}: {source}")]
     Io {
@@ -99,12 +107,15 @@ pub type StoreResult<T> = Result<T, StoreError>;
 pub struct StoreOptions {
     /// Upper bound of sled's page cache, in bytes.
     pub cache_bytes: u64,
+    /// Whether to keep the full-text index in step (off only to measure what it costs).
+    pub text_index: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             cache_bytes: DEFAULT_CACHE_BYTES,
+            text_index: true,
         }
     }
 }
@@ -116,6 +127,7 @@ pub struct Store {
     path: PathBuf,
     options: StoreOptions,
     writer: std::sync::Mutex<()>,
+    text: Option<std::sync::Mutex<TextIndex>>,
     _lock: HolderLock,
 }
 
@@ -168,15 +180,21 @@ impl Store {
             context: format!("cannot open {}", blobs_path.display()),
             source,
         })?;
+        let text = match options.text_index {
+            true => Some(std::sync::Mutex::new(TextIndex::open(dir)?)),
+            false => None,
+        };
         let store = Self {
             db,
             blobs,
             path: dir.to_path_buf(),
             options,
             writer: std::sync::Mutex::new(()),
+            text,
             _lock: lock,
         };
         store.check_schema()?;
+        store.adopt_empty_text_index()?;
         Ok(store)
     }
 
@@ -278,9 +296,9 @@ impl Store {
         }
     }
 
-    /// Size of the store's files on disk, in bytes.
+    /// Size of the store's files on disk, in bytes (the search index included).
     pub fn size_on_disk(&self) -> StoreResult<u64> {
-        Ok(self.db.size_on_disk()? + self.blobs.len())
+        Ok(self.db.size_on_disk()? + self.blobs.len() + self.text_index_size()?)
     }
 }
 

@@ -41,10 +41,14 @@ pub struct Filter {
     pub reward_max: Option<f64>,
     /// Case-insensitive text found in the task id, question, run, stop reason or id.
     pub text: Option<String>,
+    /// A full-text query over what was said (messages, tool calls, tool results), answered
+    /// by the search index: words, `"a phrase"`, `tool:NAME`, `role:ROLE`, `task:ID`.
+    pub full_text: Option<String>,
 }
 
 impl Filter {
-    /// Whether a summary passes every condition.
+    /// Whether a summary passes every condition but `full_text` (which `Store::query`
+    /// answers through the search index).
     pub fn matches(&self, summary: &Summary) -> bool {
         let run_ok = self.run.as_ref().is_none_or(|run| &summary.run == run);
         let step_ok = self.step.is_none_or(|step| summary.step == Some(step));
@@ -134,6 +138,9 @@ impl Filter {
         }
         if let Some(text) = &self.text {
             parts.push(format!("\"{text}\""));
+        }
+        if let Some(query) = &self.full_text {
+            parts.push(format!("text:{query}"));
         }
         if parts.is_empty() {
             "all".into()
@@ -305,6 +312,29 @@ impl Store {
     /// Sequence numbers from the narrowest index the filter can use, in stored order; `None`
     /// when no index applies and every summary must be read.
     fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
+        let indexed = self.indexed_candidates(filter)?;
+        let Some(query) = filter
+            .full_text
+            .as_deref()
+            .filter(|query| !query.trim().is_empty())
+        else {
+            return Ok(indexed);
+        };
+        let mut found = BTreeSet::new();
+        for id in self.search_text(query)? {
+            if let Some(entry) = self.entry(id)?
+                && indexed
+                    .as_ref()
+                    .is_none_or(|seqs| seqs.contains(&entry.seq))
+            {
+                found.insert(entry.seq);
+            }
+        }
+        Ok(Some(found))
+    }
+
+    /// Sequence numbers from the narrowest posting-list index the filter can use.
+    fn indexed_candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
         let prefix = if let Some(kind) = filter.label {
             keys::label_prefix(kind, filter.label_status)
         } else if let Some(run) = &filter.run {

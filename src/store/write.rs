@@ -5,7 +5,7 @@ use super::blobs::Location;
 use super::entry::Entry;
 use super::postings::PostingChanges;
 use super::summary::Summary;
-use super::{Store, StoreError, StoreResult, keys, trace_codec};
+use super::{Store, StoreError, StoreResult, keys, text, trace_codec};
 use crate::trajectory::{ErrorKind, Label, LabelStatus, Trajectory, TrajectoryId};
 use std::collections::HashMap;
 
@@ -31,12 +31,14 @@ pub(super) fn index_prefixes(summary: &Summary) -> Vec<Vec<u8>> {
     prefixes
 }
 
-/// A write being assembled: the sled batch, index changes and the change in count.
+/// A write being assembled: the sled batch, index changes, the change in count, and
+/// whether it changes stored text (and so moves the text generation).
 #[derive(Default)]
 struct Pending {
     batch: sled::Batch,
     postings: PostingChanges,
     count_delta: i64,
+    text_changed: bool,
 }
 
 impl Pending {
@@ -88,6 +90,7 @@ impl Store {
         let mut locations = self.blob_log().append(&slices)?.into_iter();
         let mut pending = Pending::default();
         let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
+        let mut indexed = Vec::with_capacity(trajectories.len());
         for trajectory in trajectories {
             let record = locations.next().ok_or_else(missing_location)?;
             let trace = match trajectory.token_trace {
@@ -98,6 +101,7 @@ impl Store {
                 Some(summary) => Some(summary),
                 None => self.summary_of(trajectory.id)?,
             };
+            indexed.push((trajectory, previous.is_some()));
             let seq = match &previous {
                 Some(summary) => summary.seq,
                 None => {
@@ -113,7 +117,9 @@ impl Store {
                 .insert(&keys::location_key(trajectory.id), entry.encode());
             written.insert(trajectory.id, summary);
         }
-        self.commit(pending)
+        pending.text_changed = !trajectories.is_empty();
+        let generation = self.commit(pending)?;
+        self.index_written(&indexed, &[], generation)
     }
 
     /// Applies a change to a stored trajectory (not its token trace), re-indexes it and
@@ -129,17 +135,25 @@ impl Store {
             .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
         let mut trajectory = self.read_record(id, entry)?;
         let previous = self.summary_at(entry.seq)?;
+        let said = (trajectory.messages.clone(), trajectory.task_id.clone());
         change(&mut trajectory);
+        let text_changed = said != (trajectory.messages.clone(), trajectory.task_id.clone());
         let record = self.blob_log().append(&[&record_bytes(&trajectory)?])?[0];
         let mut summary = Summary::of(&trajectory, entry.seq);
         summary.tokens = previous.as_ref().map_or(0, |previous| previous.tokens);
-        let mut pending = Pending::default();
+        let mut pending = Pending {
+            text_changed,
+            ..Pending::default()
+        };
         pending.replace_summary(previous.as_ref(), Some(&summary));
         let entry = Entry { record, ..entry };
         pending
             .batch
             .insert(&keys::location_key(id), entry.encode());
-        self.commit(pending)?;
+        let generation = self.commit(pending)?;
+        if text_changed {
+            self.index_written(&[(&trajectory, true)], &[], generation)?;
+        }
         Ok(trajectory)
     }
 
@@ -188,6 +202,7 @@ impl Store {
         let mut removed = 0;
         for chunk in ids.chunks(10_000) {
             let mut pending = Pending::default();
+            let mut gone = Vec::with_capacity(chunk.len());
             for &id in chunk {
                 let Some(summary) = self.summary_of(id)? else {
                     continue;
@@ -196,28 +211,39 @@ impl Store {
                 pending.batch.remove(&keys::summary_key(summary.seq));
                 pending.batch.remove(&keys::location_key(id));
                 pending.count_delta -= 1;
-                removed += 1;
+                gone.push(id);
             }
-            self.commit(pending)?;
+            removed += gone.len();
+            pending.text_changed = !gone.is_empty();
+            let generation = self.commit(pending)?;
+            if !gone.is_empty() {
+                self.index_written(&[], &gone, generation)?;
+            }
         }
         Ok(removed)
     }
 
-    /// Applies a pending write atomically and flushes.
-    fn commit(&self, pending: Pending) -> StoreResult<()> {
+    /// Applies a pending write atomically and flushes; returns the text generation after it.
+    fn commit(&self, pending: Pending) -> StoreResult<u64> {
         let Pending {
             mut batch,
             postings,
             count_delta,
+            text_changed,
         } = pending;
         postings.stage(&mut batch, |key| self.db.get(key))?;
         if count_delta != 0 {
             let count = self.stored_count()? as i64 + count_delta;
             batch.insert(keys::count_key(), &(count.max(0) as u64).to_be_bytes());
         }
+        let mut generation = self.text_generation()?;
+        if text_changed {
+            generation += 1;
+            batch.insert(text::generation_key(), &generation.to_be_bytes());
+        }
         self.db.apply_batch(batch)?;
         self.db.flush()?;
-        Ok(())
+        Ok(generation)
     }
 
     /// The number of trajectories as the meta entry records it.

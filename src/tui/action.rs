@@ -24,8 +24,12 @@ pub enum Action {
     Help,
     /// Open the `:` command prompt.
     Command,
-    /// Search the list for text (`/`).
+    /// Search what was said (messages, tool calls, tool results) with the full-text index.
     Search,
+    /// In a trajectory, go to the next turn the search matched.
+    NextHit,
+    /// In a trajectory, go to the previous turn the search matched.
+    PrevHit,
     /// Next tab.
     NextTab,
     /// Previous tab.
@@ -119,6 +123,8 @@ impl Action {
             Self::Help => "help",
             Self::Command => "command",
             Self::Search => "search",
+            Self::NextHit => "next search hit",
+            Self::PrevHit => "previous search hit",
             Self::NextTab => "next tab",
             Self::PrevTab => "previous tab",
             Self::TabRollouts => "rollouts",

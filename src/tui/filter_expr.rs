@@ -1,8 +1,9 @@
 //! The `:filter` language: space-separated terms that narrow the list.
 //!
 //! `pass` `fail` `unlabelled` `confirmed` `suggested` `run:ID` `step:N` `group:N` `task:ID`
-//! `label:KIND` `reward:A..B` (either end optional), `all` (clears); any other word is text
-//! to search for.
+//! `label:KIND` `reward:A..B` (either end optional), `all` (clears); `text:` takes the rest
+//! of the line as a full-text search of what was said (`text:"Final Answer" tool:calculator`);
+//! any other word is text to find in the task, question, run or id.
 
 use crate::store::{Filter, Outcome};
 use crate::trajectory::{ErrorKind, LabelStatus};
@@ -11,6 +12,7 @@ use crate::trajectory::{ErrorKind, LabelStatus};
 pub fn parse(expression: &str) -> Result<Filter, String> {
     let mut filter = Filter::default();
     let mut words = Vec::new();
+    let (expression, search) = split_search(expression);
     for term in expression.split_whitespace() {
         let (key, value) = term.split_once(':').unwrap_or((term, ""));
         match (key.to_ascii_lowercase().as_str(), value) {
@@ -38,7 +40,24 @@ pub fn parse(expression: &str) -> Result<Filter, String> {
     if !words.is_empty() {
         filter.text = Some(words.join(" "));
     }
+    filter.full_text = search.map(str::to_string);
     Ok(filter)
+}
+
+/// The expression before a `text:` term, and the search after it (up to the end).
+fn split_search(expression: &str) -> (&str, Option<&str>) {
+    let starts = expression
+        .char_indices()
+        .filter(|&(at, _)| at == 0 || expression[..at].ends_with(char::is_whitespace))
+        .map(|(at, _)| at);
+    for at in starts {
+        let rest = &expression[at..];
+        if rest.len() >= 5 && rest[..5].eq_ignore_ascii_case("text:") {
+            let search = rest[5..].trim();
+            return (&expression[..at], (!search.is_empty()).then_some(search));
+        }
+    }
+    (expression, None)
 }
 
 fn number(term: &str, text: &str) -> Result<u64, String> {
@@ -70,6 +89,23 @@ mod tests {
         assert_eq!(filter.text.as_deref(), Some("apples"));
         assert!(parse("all").unwrap().is_empty());
         assert!(parse("fail all").unwrap().is_empty());
+    }
+
+    #[test]
+    fn text_takes_the_rest_of_the_line_as_a_search() {
+        let filter = parse("fail text:\"Final Answer: 241\" tool:calculator").unwrap();
+        assert_eq!(filter.outcome, Some(Outcome::Fail));
+        assert_eq!(
+            filter.full_text.as_deref(),
+            Some("\"Final Answer: 241\" tool:calculator")
+        );
+        assert_eq!(filter.text, None);
+        assert_eq!(
+            parse("TEXT:marbles").unwrap().full_text.as_deref(),
+            Some("marbles")
+        );
+        assert_eq!(parse("context:x").unwrap().full_text, None);
+        assert_eq!(parse("text:").unwrap().full_text, None);
     }
 
     #[test]

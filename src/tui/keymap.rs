@@ -141,6 +141,8 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Help, &["?"]),
     (Action::Command, &[":"]),
     (Action::Search, &["/"]),
+    (Action::NextHit, &["}"]),
+    (Action::PrevHit, &["{"]),
     (Action::NextTab, &["tab"]),
     (Action::PrevTab, &["shift-tab"]),
     (Action::TabRollouts, &["f1"]),

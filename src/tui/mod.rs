@@ -15,6 +15,7 @@ pub mod layout;
 pub mod outcome;
 pub mod prompt;
 pub mod rich;
+pub mod search_hits;
 pub mod series;
 pub mod state;
 pub mod tags;

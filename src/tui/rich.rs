@@ -46,6 +46,8 @@ pub enum Tone {
     DiffRemove,
     /// A heat-map cell, level 0 (cool) to 4 (hot).
     Heat(u8),
+    /// A word the current search matched.
+    Hit,
 }
 
 impl Tone {

@@ -305,6 +305,7 @@ impl Theme {
             Tone::CodeComment => fg(self.code_comment).add_modifier(Modifier::ITALIC),
             Tone::DiffAdd => fg(self.diff_add),
             Tone::DiffRemove => fg(self.diff_remove),
+            Tone::Hit => fg(self.warn).add_modifier(Modifier::REVERSED | Modifier::BOLD),
             Tone::Heat(level) => Style::new()
                 .fg(Color::Black)
                 .bg(self.heat[usize::from(level.min(4))]),

@@ -141,6 +141,11 @@ impl Live {
     /// A live app of the given size over `count` demo trajectories, started and settled.
     pub fn new(count: u64, width: u16, height: u16) -> Self {
         let (dir, store) = demo_store(count);
+        Self::over(dir, store, width, height)
+    }
+
+    /// A live app of the given size over a store, started and settled.
+    pub fn over(dir: tempfile::TempDir, store: Arc<Store>, width: u16, height: u16) -> Self {
         let (engine, updates) = Engine::spawn(store, EngineConfig::default()).expect("engine");
         let mut live = Self {
             app: app(width, height),
@@ -161,6 +166,12 @@ impl Live {
         for command in self.app.prune(commands) {
             self.engine.send(command);
         }
+    }
+
+    /// Feeds a message to the app, sends its commands.
+    pub fn press(&mut self, message: Msg) {
+        let commands = self.app.update(message);
+        self.send(commands);
     }
 
     /// Applies actions, sends their commands.

@@ -178,7 +178,7 @@ fn search_prompt_relists_with_text() {
     assert!(app.prompt.is_none());
     match commands.as_slice() {
         [Command::List { listing, .. }] => {
-            assert_eq!(listing.filter.text.as_deref(), Some("apple"))
+            assert_eq!(listing.filter.full_text.as_deref(), Some("apple"))
         }
         other => panic!("expected a List, got {other:?}"),
     }
@@ -196,7 +196,7 @@ fn a_second_search_replaces_the_recalled_query_unless_it_is_edited() {
         }
         let commands = app.update(key(KeyCode::Enter));
         match commands.as_slice() {
-            [Command::List { listing, .. }] => listing.filter.text.clone(),
+            [Command::List { listing, .. }] => listing.filter.full_text.clone(),
             other => panic!("expected a List, got {other:?}"),
         }
     };

@@ -49,6 +49,10 @@ impl App {
                 );
                 Vec::new()
             }
+            Update::TextHits { tag, id, hits } => {
+                self.tabs.rollouts.receive_hits(tag, id, &hits);
+                Vec::new()
+            }
             Update::Group { tag, group } => {
                 self.tabs.rollouts.receive_group(tag, *group);
                 Vec::new()

@@ -2,7 +2,7 @@
 
 use super::{App, Tab};
 use crate::engine::{Command, Listing};
-use crate::store::SortKey;
+use crate::store::{SortKey, check_query};
 use crate::tui::filter_expr;
 use crate::tui::prompt::PromptKind;
 use crate::tui::theme::{BUILT_IN, Theme};
@@ -16,7 +16,7 @@ pub const COMMANDS: [(&str, &str); 8] = [
     (":goto ID", "select a trajectory in the list"),
     (
         ":filter TERMS",
-        "pass fail unlabelled run:R step:N label:K reward:A..B; all",
+        "pass fail unlabelled run:R step:N label:K reward:A..B text:…; all",
     ),
     (":sort KEY [asc|desc]", "stored reward turns prm task step"),
     (
@@ -37,8 +37,8 @@ impl App {
         match kind {
             PromptKind::Search => {
                 let mut listing = self.tabs.rollouts.list.listing.clone();
-                listing.filter.text = (!input.is_empty()).then(|| input.to_string());
-                self.relist_to(listing)
+                listing.filter.full_text = (!input.is_empty()).then(|| input.to_string());
+                self.relist_checked(listing)
             }
             PromptKind::Note => self.submit_note(input),
             PromptKind::Command => self.run_command(input),
@@ -48,6 +48,18 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// Relists unless the filter's full-text search does not parse (then says why, and the
+    /// list stays as it was).
+    fn relist_checked(&mut self, listing: Listing) -> Vec<Command> {
+        if let Some(query) = &listing.filter.full_text
+            && let Err(error) = check_query(query)
+        {
+            self.warn(error.to_string());
+            return Vec::new();
+        }
+        self.relist_to(listing)
     }
 
     fn relist_to(&mut self, listing: Listing) -> Vec<Command> {
@@ -77,7 +89,7 @@ impl App {
                         filter,
                         ..self.tabs.rollouts.list.listing.clone()
                     };
-                    self.relist_to(listing)
+                    self.relist_checked(listing)
                 }
                 Err(message) => {
                     self.warn(message);

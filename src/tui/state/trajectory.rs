@@ -2,13 +2,15 @@
 //! scroll, and the token view's cursor.
 
 use crate::engine::{LoadedTrajectory, Tag};
+use crate::store::TextHits;
 use crate::trajectory::{Label, Trajectory, TrajectoryId};
 use crate::tui::action::Action;
 use crate::tui::annotate;
 use crate::tui::content::{Section, SectionContent, sections};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
-use crate::tui::rich::TextLine;
+use crate::tui::rich::{TextLine, Tone};
+use crate::tui::search_hits;
 use crate::tui::wrap::wrap;
 
 /// What the token view shades tokens by.
@@ -74,6 +76,8 @@ pub struct TrajectoryState {
     pub columns: usize,
     /// The token view, when shown.
     pub tokens: Option<TokenCursor>,
+    /// The sections (by position) the list's search matched, in order; empty without one.
+    pub hits: Vec<usize>,
 }
 
 impl TrajectoryState {
@@ -102,12 +106,64 @@ impl TrajectoryState {
         self.across = 0;
         self.tokens = self.tokens.map(|cursor| TokenCursor { index: 0, ..cursor });
         self.loading = None;
+        self.hits.clear();
         self.open = Some(Box::new(OpenTrajectory {
             loaded: loaded.clone(),
             sections,
         }));
         self.lay_out();
         true
+    }
+
+    /// Marks a search's hits in the open trajectory and goes to the first of them.
+    pub fn receive_hits(&mut self, id: TrajectoryId, hits: &TextHits) {
+        let Some(open) = self.open.as_mut().filter(|open| open.trajectory().id == id) else {
+            return;
+        };
+        let marked = search_hits::mark(&mut open.sections, &hits.words);
+        let mut sections =
+            search_hits::sections_of_messages(open.trajectory(), &open.sections, &hits.messages);
+        sections.extend(marked);
+        sections.sort_unstable();
+        sections.dedup();
+        self.hits = sections;
+        match self.hits.first() {
+            Some(&first) if !self.hits.contains(&self.section) => self.go_to_hit(first),
+            _ => self.lay_out(),
+        }
+    }
+
+    /// Opens a hit's section with its first marked row in view, a few rows of context
+    /// above it.
+    fn go_to_hit(&mut self, section: usize) {
+        self.go_to(section);
+        let first = self
+            .rows
+            .iter()
+            .position(|row| row.pieces.iter().any(|piece| piece.tone == Tone::Hit))
+            .unwrap_or(0);
+        self.scroll = first.saturating_sub(HIT_CONTEXT_ROWS);
+    }
+
+    /// Goes to the next (or previous) hit section, wrapping around; says which it is.
+    fn step_hits(&mut self, forward: bool) -> Outcome {
+        if self.hits.is_empty() {
+            return Outcome::Notice("no search hits here: `/` searches what was said".into());
+        }
+        let count = self.hits.len();
+        let position = if forward {
+            self.hits
+                .iter()
+                .position(|&hit| hit > self.section)
+                .unwrap_or(0)
+        } else {
+            self.hits
+                .iter()
+                .rposition(|&hit| hit < self.section)
+                .unwrap_or(count - 1)
+        };
+        self.go_to_hit(self.hits[position]);
+        Outcome::Notice(format!("search hit {} of {count}", position + 1))
     }
 
     /// Lays the current section out again when the pane's width changed.
@@ -212,12 +268,17 @@ impl TrajectoryState {
                 }
                 self.tokens = Some(TokenCursor::default());
             }
+            Action::NextHit => return self.step_hits(true),
+            Action::PrevHit => return self.step_hits(false),
             Action::Left | Action::Right => {}
             _ => return Outcome::Ignored,
         }
         Outcome::Commands(Vec::new())
     }
 }
+
+/// Rows shown above a search hit that a jump brings into view.
+const HIT_CONTEXT_ROWS: usize = 6;
 
 /// Columns one sideways scroll moves code by.
 const SIDE_STEP: usize = 8;

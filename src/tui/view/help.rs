@@ -20,7 +20,10 @@ const LIST: &[(Action, &str)] = &[
     (Action::Bottom, "last row"),
     (Action::Open, "open the trajectory"),
     (Action::Group, "its GRPO group"),
-    (Action::Search, "search text"),
+    (
+        Action::Search,
+        "search what was said (words, \"a phrase\", tool:NAME, role:ROLE)",
+    ),
     (Action::Outcome, "all / failures / passes"),
     (Action::Unlabelled, "unlabelled failures only"),
     (Action::Sort, "next sort key"),
@@ -55,6 +58,8 @@ const TRAJECTORY: &[(Action, &str)] = &[
     (Action::Undo, "undo label change"),
     (Action::NextBadcase, "next unlabelled failure"),
     (Action::PrevBadcase, "previous unlabelled failure"),
+    (Action::NextHit, "next turn the search matched"),
+    (Action::PrevHit, "previous turn the search matched"),
     (Action::Back, "back to the list"),
 ];
 
@@ -225,6 +230,13 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Refresh), "recount"),
         ],
     };
+    let trajectory = &app.tabs.rollouts.trajectory;
+    if (app.tab, app.screen()) == (Tab::Rollouts, Screen::Trajectory)
+        && trajectory.tokens.is_none()
+        && !trajectory.hits.is_empty()
+    {
+        hints.insert(0, (pair(Action::PrevHit, Action::NextHit), "hit"));
+    }
     hints.push((keys(Action::Help), "help"));
     hints.push((keys(Action::Quit), "quit"));
     hints

@@ -4,7 +4,7 @@
 use super::RolloutsTab;
 use crate::curate::Finding;
 use crate::engine::{Command, LoadedGroup, LoadedTrajectory, Tag, Window};
-use crate::store::Summary;
+use crate::store::{Summary, TextHits};
 use crate::trajectory::{Label, TrajectoryId};
 use crate::tui::state::list::AuditView;
 use crate::tui::state::status::Status;
@@ -69,6 +69,13 @@ impl RolloutsTab {
             let highlighter = self.highlighter.get_or_insert_with(Default::default);
             self.trajectory.receive(tag, &loaded, highlighter);
             self.refit_tokens(viewport, token_text);
+        }
+    }
+
+    /// Takes a search's hits in the trajectory open, if they are for it.
+    pub fn receive_hits(&mut self, tag: Tag, id: TrajectoryId, hits: &TextHits) {
+        if tag == self.trajectory.tag {
+            self.trajectory.receive_hits(id, hits);
         }
     }
 

@@ -174,8 +174,8 @@ impl RolloutsTab {
     fn on_list_action(&mut self, action: Action, status: &mut Status) -> Outcome {
         let listing = match action {
             Action::Search => {
-                let text = self.list.listing.filter.text.clone().unwrap_or_default();
-                return Outcome::Prompt(Prompt::recalled(PromptKind::Search, &text));
+                let text = self.search().unwrap_or_default();
+                return Outcome::Prompt(Prompt::recalled(PromptKind::Search, text));
             }
             Action::Open => {
                 return self
@@ -236,13 +236,32 @@ impl RolloutsTab {
             .as_ref()
             .filter(|preview| preview.trajectory.id == id)
             .cloned();
+        let mut commands = Vec::new();
         if let Some(preview) = preview {
             let highlighter = self.highlighter.get_or_insert_with(Default::default);
             self.trajectory.receive(tag, &preview, highlighter);
             self.refit_tokens(viewport, token_text);
-            return Vec::new();
+        } else {
+            commands.push(Command::LoadTrajectory { tag, id });
         }
-        vec![Command::LoadTrajectory { tag, id }]
+        if let Some(query) = self.search() {
+            commands.push(Command::FindText {
+                tag,
+                id,
+                query: query.to_string(),
+            });
+        }
+        commands
+    }
+
+    /// The full-text search the list is filtered by, if any.
+    pub fn search(&self) -> Option<&str> {
+        self.list
+            .listing
+            .filter
+            .full_text
+            .as_deref()
+            .filter(|query| !query.trim().is_empty())
     }
 
     /// Shows a group on the group screen once the engine has loaded it.

@@ -1,0 +1,318 @@
+//! The full-text index of what was said: every message, tool call and tool result of every
+//! stored trajectory, in tantivy, in the store folder's `search/`. Each commit records the
+//! store's text generation; an index whose generation differs (or that is missing or
+//! unreadable) is stale and rebuilt from the records before it answers. Writes add their
+//! documents at once but commit only before the next search and when the store closes: the
+//! index is derived data, so a crash in between costs a rebuild, never a wrong answer.
+
+mod collect;
+mod documents;
+
+use crate::trajectory::{Trajectory, TrajectoryId};
+use collect::{MessageCollector, TrajectoryCollector};
+use documents::Fields;
+use std::path::{Path, PathBuf};
+use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
+
+/// The folder, inside the store folder, that holds the index.
+pub const INDEX_FOLDER: &str = "search";
+
+/// The indexing memory budget: tantivy's minimum for its one indexing thread, doubled.
+const WRITER_BUDGET_BYTES: usize = 32 * 1024 * 1024;
+
+/// What a search can fail on; callers match `BadQuery` to show it as the user's mistake.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The query does not parse.
+    #[error(
+        "cannot read the search `{query}`: {reason}; write words, \"a phrase\", tool:NAME, role:ROLE or task:ID (AND, OR, NOT and -word work too)"
+    )]
+    BadQuery {
+        /// The query as typed.
+        query: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// The index could not be opened, written or read.
+    #[error(
+        "the search index {path}: {reason}; delete that folder and it is rebuilt from the store"
+    )]
+    Index {
+        /// The index folder.
+        path: PathBuf,
+        /// What tantivy said.
+        reason: String,
+    },
+}
+
+/// The words of a query to highlight, and the messages of one trajectory it matches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TextHits {
+    /// Messages that match, by position, in order.
+    pub messages: Vec<usize>,
+    /// The query's words (lowercased tokens of its text terms), for highlighting.
+    pub words: Vec<String>,
+}
+
+/// The open index: reader always, writer once something is written.
+pub(super) struct TextIndex {
+    path: PathBuf,
+    index: Index,
+    fields: Fields,
+    reader: IndexReader,
+    writer: Option<IndexWriter<TantivyDocument>>,
+    committed: Option<u64>,
+    pending: Option<u64>,
+}
+
+impl TextIndex {
+    /// Opens the index in `store_dir`, creating it (empty and stale) when missing; an index
+    /// that cannot be opened or has another schema is removed and created anew.
+    pub fn open(store_dir: &Path) -> Result<Self, SearchError> {
+        let path = store_dir.join(INDEX_FOLDER);
+        match Self::open_existing(&path) {
+            Ok(Some(index)) => Ok(index),
+            Ok(None) | Err(_) => {
+                let _ = std::fs::remove_dir_all(&path);
+                Self::create(&path)
+            }
+        }
+    }
+
+    fn open_existing(path: &Path) -> Result<Option<Self>, SearchError> {
+        if !path.join("meta.json").is_file() {
+            return Ok(None);
+        }
+        let index = Index::open_in_dir(path).map_err(|error| index_error(path, error))?;
+        let Some(fields) = Fields::of(&index) else {
+            return Ok(None);
+        };
+        Self::with_index(path, index, fields).map(Some)
+    }
+
+    fn create(path: &Path) -> Result<Self, SearchError> {
+        std::fs::create_dir_all(path).map_err(|error| index_error(path, error))?;
+        let (schema, fields) = Fields::schema();
+        let index = Index::create_in_dir(path, schema).map_err(|error| index_error(path, error))?;
+        Self::with_index(path, index, fields)
+    }
+
+    fn with_index(path: &Path, index: Index, fields: Fields) -> Result<Self, SearchError> {
+        documents::register_tokenizers(&index);
+        let committed = index
+            .load_metas()
+            .map_err(|error| index_error(path, error))?
+            .payload
+            .and_then(|payload| payload.parse().ok());
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|error| index_error(path, error))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            index,
+            fields,
+            reader,
+            writer: None,
+            committed,
+            pending: None,
+        })
+    }
+
+    /// The store text generation the index holds (committed, or added and not yet), if any.
+    pub fn generation(&self) -> Option<u64> {
+        self.pending.or(self.committed)
+    }
+
+    /// Commits what writes added since the last commit, so searches see it.
+    pub fn publish(&mut self) -> Result<(), SearchError> {
+        match self.pending {
+            Some(generation) => self.commit(generation),
+            None => Ok(()),
+        }
+    }
+
+    fn error(&self, error: impl std::fmt::Display) -> SearchError {
+        index_error(&self.path, error)
+    }
+
+    fn writer(&mut self) -> Result<&mut IndexWriter<TantivyDocument>, SearchError> {
+        if self.writer.is_none() {
+            let writer = self
+                .index
+                .writer_with_num_threads(1, WRITER_BUDGET_BYTES)
+                .map_err(|error| index_error(&self.path, error))?;
+            self.writer = Some(writer);
+        }
+        Ok(self.writer.as_mut().expect("the writer was just opened"))
+    }
+
+    /// Writes the documents of these trajectories (those marked as stored before are deleted
+    /// by id first, in order, so a rewrite leaves one copy) and removes those of `deleted`,
+    /// as `generation`; `publish` commits them.
+    pub fn replace(
+        &mut self,
+        written: &[(&Trajectory, bool)],
+        deleted: &[TrajectoryId],
+        generation: u64,
+    ) -> Result<(), SearchError> {
+        let fields = self.fields;
+        for id in deleted {
+            self.writer()?.delete_term(fields.trajectory_term(id.0));
+        }
+        for &(trajectory, stored_before) in written {
+            if stored_before {
+                self.writer()?
+                    .delete_term(fields.trajectory_term(trajectory.id.0));
+            }
+            self.add(trajectory)?;
+        }
+        self.pending = Some(generation);
+        Ok(())
+    }
+
+    /// Removes every document, for a rebuild.
+    pub fn clear(&mut self) -> Result<(), SearchError> {
+        let path = self.path.clone();
+        self.writer()?
+            .delete_all_documents()
+            .map_err(|error| index_error(&path, error))?;
+        self.committed = None;
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Adds a trajectory's documents without committing, for a rebuild.
+    pub fn add(&mut self, trajectory: &Trajectory) -> Result<(), SearchError> {
+        let fields = self.fields;
+        let path = self.path.clone();
+        let writer = self.writer()?;
+        for document in fields.documents(trajectory) {
+            writer
+                .add_document(document)
+                .map_err(|error| index_error(&path, error))?;
+        }
+        Ok(())
+    }
+
+    /// Commits what was added as `generation` and makes it visible to searches.
+    pub fn commit(&mut self, generation: u64) -> Result<(), SearchError> {
+        let path = self.path.clone();
+        let writer = self.writer()?;
+        let mut prepared = writer
+            .prepare_commit()
+            .map_err(|error| index_error(&path, error))?;
+        prepared.set_payload(&generation.to_string());
+        prepared
+            .commit()
+            .map_err(|error| index_error(&path, error))?;
+        self.reader.reload().map_err(|error| self.error(error))?;
+        self.committed = Some(generation);
+        self.pending = None;
+        Ok(())
+    }
+
+    /// Parses a query against the index's fields (words AND-ed, phrases, `field:value`).
+    pub fn parse(&self, query: &str) -> Result<Box<dyn Query>, SearchError> {
+        parse(&self.index, self.fields, query)
+    }
+
+    /// The trajectories with at least one matching document, in id order.
+    pub fn search(&self, query: &str) -> Result<Vec<TrajectoryId>, SearchError> {
+        let query = self.parse(query)?;
+        let searcher = self.reader.searcher();
+        let ids = searcher
+            .search(&query, &TrajectoryCollector)
+            .map_err(|error| self.error(error))?;
+        Ok(ids.into_iter().map(TrajectoryId).collect())
+    }
+
+    /// The messages of one trajectory a query matches, and its words.
+    pub fn hits(&self, query: &str, id: TrajectoryId) -> Result<TextHits, SearchError> {
+        let parsed = self.parse(query)?;
+        let mut words = Vec::new();
+        parsed.query_terms(&mut |term, _| {
+            if term.field() == self.fields.text
+                && let Some(word) = term.value().as_str()
+                && !words.iter().any(|known| known == word)
+            {
+                words.push(word.to_string());
+            }
+        });
+        let only = TermQuery::new(self.fields.trajectory_term(id.0), IndexRecordOption::Basic);
+        let both = BooleanQuery::new(vec![(Occur::Must, parsed), (Occur::Must, Box::new(only))]);
+        let messages = self
+            .reader
+            .searcher()
+            .search(&both, &MessageCollector)
+            .map_err(|error| self.error(error))?;
+        Ok(TextHits { messages, words })
+    }
+
+    /// Bytes the index takes on disk.
+    pub fn size_on_disk(&self) -> u64 {
+        folder_size(&self.path)
+    }
+}
+
+impl Drop for TextIndex {
+    fn drop(&mut self) {
+        // A failure here only means the next search rebuilds the index.
+        let _ = self.publish();
+    }
+}
+
+/// Checks that a query parses, without any index on disk: what the TUI asks before it
+/// relists, so a typo leaves the list as it was.
+pub fn check_query(query: &str) -> Result<(), SearchError> {
+    let (schema, fields) = Fields::schema();
+    let index = Index::create_in_ram(schema);
+    documents::register_tokenizers(&index);
+    parse(&index, fields, query).map(drop)
+}
+
+fn parse(index: &Index, fields: Fields, query: &str) -> Result<Box<dyn Query>, SearchError> {
+    let mut parser = QueryParser::for_index(index, vec![fields.text]);
+    parser.set_conjunction_by_default();
+    parser
+        .parse_query(query)
+        .map_err(|error| SearchError::BadQuery {
+            query: query.to_string(),
+            reason: describe_parse_error(&error),
+        })
+}
+
+/// A parse error in words a person acts on.
+fn describe_parse_error(error: &tantivy::query::QueryParserError) -> String {
+    use tantivy::query::QueryParserError as E;
+    match error {
+        E::FieldDoesNotExist(field) => format!(
+            "there is no field `{field}` (use {})",
+            Fields::QUERYABLE.join(", ")
+        ),
+        E::SyntaxError(_) => "unbalanced quotes or brackets".to_string(),
+        E::AllButQueryForbidden => "a search needs at least one word that is not excluded".into(),
+        other => other.to_string(),
+    }
+}
+
+fn index_error(path: &Path, error: impl std::fmt::Display) -> SearchError {
+    SearchError::Index {
+        path: path.to_path_buf(),
+        reason: error.to_string(),
+    }
+}
+
+fn folder_size(path: &Path) -> u64 {
+    std::fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.metadata().ok())
+        .filter(std::fs::Metadata::is_file)
+        .map(|metadata| metadata.len())
+        .sum()
+}

@@ -1,0 +1,241 @@
+//! The full-text index: words, phrases and field queries find the right trajectories, a
+//! rewrite or delete leaves no stale hit, and a missing or stale index is rebuilt.
+
+use rollscope::store::{Filter, Outcome, Query, SearchError, Store, StoreError, StoreOptions};
+use rollscope::trajectory::{Message, Reward, ToolCall, Trajectory, TrajectoryId};
+
+/// A calculator episode: the question, a call, its result, the final answer.
+fn episode(id: u64, question: &str, expression: &str, result: &str, passed: bool) -> Trajectory {
+    let mut call = Message::assistant("I will compute it.");
+    call.tool_calls.push(ToolCall::new(
+        "calculator",
+        format!("{{\"expression\": \"{expression}\"}}"),
+    ));
+    let mut answer = Message::tool(result);
+    answer.name = Some("calculator".into());
+    let mut trajectory = Trajectory::new(
+        TrajectoryId(id),
+        vec![
+            Message::user(question),
+            call,
+            answer,
+            Message::assistant(format!("Final Answer: {result}")),
+        ],
+    );
+    trajectory.task_id = Some(format!("arith-{id:05}"));
+    trajectory.reward = Some(Reward::scalar(if passed { 1.0 } else { 0.0 }));
+    trajectory
+}
+
+fn fixture() -> Vec<Trajectory> {
+    vec![
+        episode(
+            1,
+            "Tom has 17 apples and buys 25 more.",
+            "17+25",
+            "42",
+            true,
+        ),
+        episode(2, "Ann has 9 oranges and eats 4.", "9-4", "5", true),
+        episode(
+            3,
+            "A jar holds 240 marbles; one more is added.",
+            "240+1",
+            "241",
+            false,
+        ),
+    ]
+}
+
+fn ids(store: &Store, query: &str) -> Vec<u64> {
+    store
+        .search_text(query)
+        .unwrap_or_else(|error| panic!("`{query}`: {error}"))
+        .into_iter()
+        .map(|id| id.0)
+        .collect()
+}
+
+#[test]
+fn words_phrases_and_fields_find_their_trajectories() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.put_trajectories(&fixture()).unwrap();
+    assert_eq!(ids(&store, "oranges"), [2]);
+    assert_eq!(ids(&store, "APPLES"), [1], "case does not matter");
+    assert_eq!(
+        ids(&store, "241"),
+        [3],
+        "a word only a tool result and answer hold"
+    );
+    assert_eq!(ids(&store, "\"Final Answer: 241\""), [3]);
+    assert_eq!(ids(&store, "\"answer final\""), Vec::<u64>::new());
+    assert_eq!(
+        ids(&store, "calculator"),
+        [1, 2, 3],
+        "tool names are words too"
+    );
+    assert_eq!(ids(&store, "tool:calculator"), [1, 2, 3]);
+    assert_eq!(ids(&store, "tool:Calculator 17"), [1]);
+    assert_eq!(ids(&store, "role:tool 5"), [2]);
+    assert_eq!(ids(&store, "role:user 5"), Vec::<u64>::new());
+    assert_eq!(ids(&store, "task:arith-00003"), [3]);
+    assert_eq!(ids(&store, "oranges OR marbles"), [2, 3]);
+    assert_eq!(
+        ids(&store, "role:tool -42"),
+        [2, 3],
+        "tool results without 42"
+    );
+    assert_eq!(
+        ids(&store, "apples 241"),
+        Vec::<u64>::new(),
+        "one message holds all words"
+    );
+    let hits = store.text_hits("241", TrajectoryId(3)).unwrap();
+    assert_eq!(
+        hits.messages,
+        [2, 3],
+        "the tool result and the final answer"
+    );
+    assert_eq!(hits.words, ["241"]);
+}
+
+#[test]
+fn a_malformed_query_is_a_clear_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.put_trajectories(&fixture()).unwrap();
+    for query in ["colour:red", "\"unclosed phrase", "(oranges", "-oranges"] {
+        match store.search_text(query) {
+            Err(StoreError::Search(SearchError::BadQuery {
+                query: typed,
+                reason,
+            })) => {
+                assert_eq!(typed, query);
+                let message = StoreError::Search(SearchError::BadQuery {
+                    query: typed,
+                    reason,
+                })
+                .to_string();
+                assert!(message.contains("tool:NAME"), "{message}");
+            }
+            other => panic!("`{query}` gave {other:?}"),
+        }
+    }
+    let message = store.search_text("colour:red").unwrap_err().to_string();
+    assert!(message.contains("no field `colour`"), "{message}");
+}
+
+#[test]
+fn rewrites_and_deletes_leave_no_duplicate_or_stale_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.put_trajectories(&fixture()).unwrap();
+    let mut rewritten = episode(2, "Ann has 9 pears and eats 4.", "9-4", "5", true);
+    store.put_trajectories(&[rewritten.clone()]).unwrap();
+    store.put_trajectories(&[rewritten.clone()]).unwrap();
+    assert_eq!(ids(&store, "oranges"), Vec::<u64>::new());
+    assert_eq!(ids(&store, "pears"), [2]);
+    assert_eq!(
+        store.text_hits("pears", TrajectoryId(2)).unwrap().messages,
+        [0]
+    );
+    rewritten.messages[0].content = "Ann has 9 plums.".into();
+    store
+        .put_trajectories(&[rewritten.clone(), rewritten])
+        .unwrap();
+    assert_eq!(ids(&store, "plums"), [2], "the same id twice in one batch");
+    store
+        .update_trajectory(TrajectoryId(1), |trajectory| {
+            trajectory.messages[0].content = "Tom has 17 kiwis.".into();
+        })
+        .unwrap();
+    assert_eq!(ids(&store, "kiwis"), [1]);
+    assert_eq!(ids(&store, "apples"), Vec::<u64>::new());
+    store.delete_trajectories(&[TrajectoryId(3)]).unwrap();
+    assert_eq!(ids(&store, "marbles"), Vec::<u64>::new());
+    assert_eq!(ids(&store, "calculator"), [1, 2]);
+}
+
+#[test]
+fn a_missing_or_stale_index_is_rebuilt_from_the_records() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        store.put_trajectories(&fixture()[..2]).unwrap();
+    }
+    std::fs::remove_dir_all(dir.path().join("search")).unwrap();
+    {
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(ids(&store, "oranges"), [2], "rebuilt when missing");
+    }
+    {
+        let options = StoreOptions {
+            text_index: false,
+            ..StoreOptions::default()
+        };
+        let store = Store::open_with(dir.path(), options).unwrap();
+        store.put_trajectories(&fixture()[2..]).unwrap();
+        assert!(
+            store.search_text("marbles").is_err(),
+            "no index on this handle"
+        );
+    }
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(ids(&store, "marbles"), [3], "rebuilt when behind the store");
+    assert_eq!(ids(&store, "calculator"), [1, 2, 3]);
+    std::fs::write(dir.path().join("search").join("meta.json"), b"not json").unwrap();
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(ids(&store, "marbles"), [3], "rebuilt when unreadable");
+}
+
+#[test]
+fn queries_combine_full_text_with_the_other_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.put_trajectories(&fixture()).unwrap();
+    let listed = |filter: Filter| -> Vec<u64> {
+        store
+            .query(&Query {
+                filter,
+                ..Query::default()
+            })
+            .unwrap()
+            .into_iter()
+            .map(|summary| summary.id.0)
+            .collect()
+    };
+    let text = |query: &str| Filter {
+        full_text: Some(query.into()),
+        ..Filter::default()
+    };
+    assert_eq!(listed(text("tool:calculator")), [1, 2, 3]);
+    let failing = Filter {
+        outcome: Some(Outcome::Fail),
+        ..text("calculator")
+    };
+    assert_eq!(listed(failing.clone()), [3]);
+    assert_eq!(store.count(&failing).unwrap(), 1);
+    assert!(
+        store
+            .query(&Query {
+                filter: text("nope:x"),
+                ..Query::default()
+            })
+            .is_err()
+    );
+}
+
+#[test]
+fn compaction_keeps_the_index_in_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.put_trajectories(&fixture()).unwrap();
+    store.delete_trajectories(&[TrajectoryId(2)]).unwrap();
+    let (store, _) = store.compact().unwrap();
+    assert!(dir.path().join("search").join("meta.json").is_file());
+    assert_eq!(ids(&store, "calculator"), [1, 3]);
+    store.put_trajectories(&fixture()[1..2]).unwrap();
+    assert_eq!(ids(&store, "oranges"), [2]);
+}
