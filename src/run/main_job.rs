@@ -1,6 +1,6 @@
 //! The main job's pipeline (`rollscope` with no command): on a session's first start it
 //! builds the embedded default model, cold-starts it with SFT on scripted calculator
-//! demonstrations, then on a mixed set where half the demonstrations answer without the
+//! demonstrations, then on a mixed set where three in four demonstrations answer without the
 //! calculator, each run ending in an evaluation. The GRPO preset then starts from there.
 
 use super::control::RunEvent;
@@ -48,7 +48,7 @@ const COLD_START: [(&str, &str, &str); 2] = [
     ),
     (
         "examples/sft-mixed.toml",
-        "a mixed set, half answering without the calculator",
+        "a mixed set, three in four answering without the calculator",
         SFT_MIXED_PRESET,
     ),
 ];
