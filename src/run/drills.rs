@@ -76,7 +76,10 @@ mod tests {
             assert!((MIN_NUMBERS..=MAX_NUMBERS).contains(&(numbers.len() as u64)));
             assert!(numbers.iter().all(|&n| n <= u64::from(WHOLE_NUMBER_TOKENS)));
         }
-        assert!(with_filler > 40, "{with_filler} of 50 drills have filler words");
+        assert!(
+            with_filler > 40,
+            "{with_filler} of 50 drills have filler words"
+        );
     }
 
     #[test]
