@@ -5,7 +5,7 @@ use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::Column;
 use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
-/// Collects the distinct values of one u64 fast field over the matching documents, sorted.
+/// The values of every segment, merged, sorted and without repeats.
 fn distinct(fruits: Vec<Vec<u64>>) -> Vec<u64> {
     let mut values: Vec<u64> = fruits.into_iter().flatten().collect();
     values.sort_unstable();
@@ -42,10 +42,11 @@ fn values_of(segment: &SegmentReader, field: &str) -> tantivy::Result<ValuesOfSe
     })
 }
 
-/// The distinct trajectory ids of the matching documents, sorted.
-pub(super) struct TrajectoryCollector;
+/// The distinct values of one u64 fast field (`trajectory`, `message`) over the matching
+/// documents, sorted.
+pub(super) struct DistinctValues(pub(super) &'static str);
 
-impl Collector for TrajectoryCollector {
+impl Collector for DistinctValues {
     type Fruit = Vec<u64>;
     type Child = ValuesOfSegment;
 
@@ -54,7 +55,7 @@ impl Collector for TrajectoryCollector {
         _segment_local_id: SegmentOrdinal,
         segment: &SegmentReader,
     ) -> tantivy::Result<ValuesOfSegment> {
-        values_of(segment, "trajectory")
+        values_of(segment, self.0)
     }
 
     fn requires_scoring(&self) -> bool {
@@ -63,32 +64,5 @@ impl Collector for TrajectoryCollector {
 
     fn merge_fruits(&self, fruits: Vec<Vec<u64>>) -> tantivy::Result<Vec<u64>> {
         Ok(distinct(fruits))
-    }
-}
-
-/// The distinct message positions of the matching documents, sorted.
-pub(super) struct MessageCollector;
-
-impl Collector for MessageCollector {
-    type Fruit = Vec<usize>;
-    type Child = ValuesOfSegment;
-
-    fn for_segment(
-        &self,
-        _segment_local_id: SegmentOrdinal,
-        segment: &SegmentReader,
-    ) -> tantivy::Result<ValuesOfSegment> {
-        values_of(segment, "message")
-    }
-
-    fn requires_scoring(&self) -> bool {
-        false
-    }
-
-    fn merge_fruits(&self, fruits: Vec<Vec<u64>>) -> tantivy::Result<Vec<usize>> {
-        Ok(distinct(fruits)
-            .into_iter()
-            .map(|value| value as usize)
-            .collect())
     }
 }

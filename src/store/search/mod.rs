@@ -9,7 +9,7 @@ mod collect;
 mod documents;
 
 use crate::trajectory::{Trajectory, TrajectoryId};
-use collect::{MessageCollector, TrajectoryCollector};
+use collect::DistinctValues;
 use documents::Fields;
 use std::path::{Path, PathBuf};
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
@@ -225,7 +225,7 @@ impl TextIndex {
         let query = self.parse(query)?;
         let searcher = self.reader.searcher();
         let ids = searcher
-            .search(&query, &TrajectoryCollector)
+            .search(&query, &DistinctValues("trajectory"))
             .map_err(|error| self.error(error))?;
         Ok(ids.into_iter().map(TrajectoryId).collect())
     }
@@ -247,8 +247,11 @@ impl TextIndex {
         let messages = self
             .reader
             .searcher()
-            .search(&both, &MessageCollector)
-            .map_err(|error| self.error(error))?;
+            .search(&both, &DistinctValues("message"))
+            .map_err(|error| self.error(error))?
+            .into_iter()
+            .map(|position| position as usize)
+            .collect();
         Ok(TextHits { messages, words })
     }
 
