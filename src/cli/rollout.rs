@@ -14,7 +14,8 @@ use std::path::Path;
 /// Arguments of `rollscope rollout`.
 #[derive(Debug, Args)]
 pub struct RolloutArgs {
-    /// Task set: gsm8k:train, gsm8k:test, arith, arith:3, arith:2:eval, lookup, or a task JSONL file.
+    /// Task set: gsm8k:train, gsm8k:test, arith, arith:3, arith:2:eval, arith:1+1 (a distractor
+    /// sentence more), lookup, or a task JSONL file.
     #[arg(long, default_value = "arith:1:eval")]
     pub tasks: TaskSetSpec,
     /// How many tasks.

@@ -73,8 +73,11 @@ impl TaskDraw {
             }
             Self::Curriculum { spec, .. } => {
                 let at_level = match spec {
-                    TaskSetSpec::Arith { split, .. } => TaskSetSpec::Arith {
+                    TaskSetSpec::Arith {
+                        split, distractors, ..
+                    } => TaskSetSpec::Arith {
                         level: Some(state.level),
+                        distractors: *distractors,
                         split: *split,
                     },
                     TaskSetSpec::Lookup { split, .. } => TaskSetSpec::Lookup {

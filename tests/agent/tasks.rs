@@ -17,8 +17,8 @@ fn the_generator_is_deterministic_and_seeded() {
     let seeded = arith::generate(7, 3, 17);
     assert_eq!(seeded.id, "arith-s7-3-00017");
     assert_ne!(seeded.question(), a.question());
-    let first = generate_arith(Some(2), Split::Train, 0, 5);
-    assert_eq!(first, generate_arith(Some(2), Split::Train, 0, 5));
+    let first = generate_arith(Some(2), 0, Split::Train, 0, 5);
+    assert_eq!(first, generate_arith(Some(2), 0, Split::Train, 0, 5));
 }
 
 #[test]
@@ -91,9 +91,52 @@ fn higher_levels_have_more_steps_bigger_numbers_and_distractors() {
 }
 
 #[test]
+fn extra_distractors_add_sentences_whose_numbers_the_answer_ignores() {
+    let spec: TaskSetSpec = "arith:1+1:eval".parse().unwrap();
+    assert_eq!(spec.to_string(), "arith:1+1:eval");
+    let tasks = spec.load(Some(100), 0).unwrap();
+    assert_eq!(tasks.len(), 100);
+    let plain: HashSet<String> = generate_arith(Some(1), 0, Split::Eval, 0, 400)
+        .into_iter()
+        .map(|task| task.question().to_string())
+        .collect();
+    for task in &tasks {
+        assert!(task.id.starts_with("arith-1+1-"), "{}", task.id);
+        assert_eq!(task.difficulty, Some(1));
+        assert_eq!(Split::of(task.question()), Split::Eval);
+        assert!(!plain.contains(task.question()), "a problem of its own");
+        assert_eq!(
+            task.question().matches('.').count(),
+            3,
+            "a start, one step, one distractor: {}",
+            task.question()
+        );
+        let numbers = task
+            .question()
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|digits| !digits.is_empty())
+            .count();
+        assert_eq!(numbers, 3, "{}", task.question());
+        let solution = task.reference_solution.as_deref().unwrap();
+        let claims = extract_claims(solution);
+        let annotated = claims
+            .iter()
+            .filter(|claim| claim.origin == ClaimOrigin::Annotation)
+            .count();
+        assert_eq!(annotated, 1, "one step: {}", task.id);
+        assert!(claims.iter().all(|claim| claim.verdict == Verdict::Holds));
+    }
+    for bad in ["arith:1+0", "arith:1+4", "arith:1+x", "lookup:1+1"] {
+        assert!(bad.parse::<TaskSetSpec>().is_err(), "{bad}");
+    }
+    let error = "arith:2+9".parse::<TaskSetSpec>().unwrap_err();
+    assert!(error.contains("distractor"), "{error}");
+}
+
+#[test]
 fn train_and_eval_never_share_a_problem() {
-    let train = generate_arith(None, Split::Train, 0, 2000);
-    let eval = generate_arith(None, Split::Eval, 0, 500);
+    let train = generate_arith(None, 0, Split::Train, 0, 2000);
+    let eval = generate_arith(None, 0, Split::Eval, 0, 500);
     let train_questions: HashSet<&str> = train.iter().map(|task| task.question()).collect();
     assert!(
         eval.iter()
@@ -105,7 +148,7 @@ fn train_and_eval_never_share_a_problem() {
     );
     let levels: HashSet<u32> = train.iter().filter_map(|task| task.difficulty).collect();
     assert_eq!(levels.len(), 5, "arith without a level mixes all five");
-    let other_seed = generate_arith(None, Split::Eval, 9, 500);
+    let other_seed = generate_arith(None, 0, Split::Eval, 9, 500);
     assert!(
         other_seed
             .iter()
@@ -228,6 +271,7 @@ fn specs_name_every_task_set() {
         parse("arith"),
         Ok(TaskSetSpec::Arith {
             level: None,
+            distractors: 0,
             split: Split::Train
         })
     );
@@ -235,6 +279,7 @@ fn specs_name_every_task_set() {
         parse("arith:3"),
         Ok(TaskSetSpec::Arith {
             level: Some(3),
+            distractors: 0,
             split: Split::Train
         })
     );
@@ -242,6 +287,7 @@ fn specs_name_every_task_set() {
         parse("arith:3:eval"),
         Ok(TaskSetSpec::Arith {
             level: Some(3),
+            distractors: 0,
             split: Split::Eval
         })
     );

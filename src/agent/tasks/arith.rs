@@ -9,6 +9,9 @@
 //! | 3 | 10–999 | 3 | 1 | and equal shares ÷ |
 //! | 4 | 100–9,999 | 4 | 1 | and percentages |
 //! | 5 | 1,000–99,999 | 5 | 2 | all |
+//!
+//! A level may take extra distractor sentences (`arith:1+1`: level 1 with one more), which
+//! make problems whose numbers must be told apart, not just copied in order.
 
 use super::rng::SplitMix64;
 use crate::trajectory::Task;
@@ -229,11 +232,23 @@ fn capitalise(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The most extra distractor sentences a level takes.
+pub const MAX_EXTRA_DISTRACTORS: u32 = 3;
+
 /// Problem `index` of difficulty `level_number` (1–5) under `seed`.
 pub fn generate(seed: u64, level_number: u32, index: u64) -> Task {
+    generate_with_distractors(seed, level_number, 0, index)
+}
+
+/// Problem `index` of difficulty `level_number` (1–5) with `extra` more distractor sentences
+/// than the level has (at most `MAX_EXTRA_DISTRACTORS`) under `seed`; with `extra` 0 the
+/// problem of `generate`, otherwise a problem of its own.
+pub fn generate_with_distractors(seed: u64, level_number: u32, extra: u32, index: u64) -> Task {
     let level_number = level_number.clamp(1, MAX_LEVEL);
+    let extra = extra.min(MAX_EXTRA_DISTRACTORS);
     let spec = level(level_number);
-    let mut rng = SplitMix64::for_item(seed, u64::from(level_number), index);
+    let stream = u64::from(level_number) | u64::from(extra) << 8;
+    let mut rng = SplitMix64::for_item(seed, stream, index);
     let name = *rng.pick(&NAMES);
     let items = *rng.pick(&ITEMS);
     let start = rng.range(spec.low, spec.high);
@@ -248,7 +263,7 @@ pub fn generate(seed: u64, level_number: u32, index: u64) -> Task {
     for _ in 0..spec.steps {
         story.step(level_number, &spec);
     }
-    for _ in 0..spec.distractors {
+    for _ in 0..spec.distractors + extra as usize {
         story.distractor(&spec);
     }
     let answer = story.total;
@@ -261,8 +276,13 @@ pub fn generate(seed: u64, level_number: u32, index: u64) -> Task {
     } else {
         format!("s{seed}-")
     };
+    let extra_part = if extra == 0 {
+        String::new()
+    } else {
+        format!("+{extra}")
+    };
     let mut task = Task::new(
-        format!("arith-{seed_part}{level_number}-{index:05}"),
+        format!("arith-{seed_part}{level_number}{extra_part}-{index:05}"),
         "arith",
         question,
     );

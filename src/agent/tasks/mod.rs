@@ -55,11 +55,13 @@ pub enum TaskSetSpec {
         /// Train, or the held-out test split (`Eval`).
         split: Split,
     },
-    /// `arith[:LEVEL][:train|eval]`: generated word problems (all levels in turn when no
-    /// level is given).
+    /// `arith[:LEVEL[+D]][:train|eval]`: generated word problems (all levels in turn when no
+    /// level is given), with D extra distractor sentences.
     Arith {
         /// Difficulty 1–5, or all in turn.
         level: Option<u32>,
+        /// Distractor sentences beyond the level's own.
+        distractors: u32,
         /// Train or eval.
         split: Split,
     },
@@ -74,7 +76,7 @@ pub enum TaskSetSpec {
     File(PathBuf),
 }
 
-const SPEC_HELP: &str = "use gsm8k:train, gsm8k:test, arith[:LEVEL][:train|eval], lookup[:LEVEL][:train|eval], or the path of a .jsonl task file";
+const SPEC_HELP: &str = "use gsm8k:train, gsm8k:test, arith[:LEVEL[+DISTRACTORS]][:train|eval], lookup[:LEVEL][:train|eval], or the path of a .jsonl task file";
 
 impl FromStr for TaskSetSpec {
     type Err = String;
@@ -105,22 +107,42 @@ impl FromStr for TaskSetSpec {
                 "`{text}` is neither a task set nor a file; {SPEC_HELP}"
             ));
         }
-        let (mut level, mut split) = (None, Split::Train);
+        let (mut level, mut distractors, mut split) = (None, 0, Split::Train);
         for part in parts {
             match part {
                 "train" => split = Split::Train,
                 "eval" => split = Split::Eval,
-                number => {
+                part => {
                     let max = if head == "arith" { arith::MAX_LEVEL } else { 3 };
+                    let (number, extra) = match part.split_once('+') {
+                        Some((number, extra)) if head == "arith" => (number, Some(extra)),
+                        _ => (part, None),
+                    };
                     let parsed = number.parse::<u32>().ok().filter(|n| (1..=max).contains(n));
                     level = Some(parsed.ok_or_else(|| {
                         format!("`{number}` in `{text}` is not a level (1 to {max}) or train/eval")
                     })?);
+                    if let Some(extra) = extra {
+                        let most = arith::MAX_EXTRA_DISTRACTORS;
+                        distractors = extra
+                            .parse::<u32>()
+                            .ok()
+                            .filter(|n| (1..=most).contains(n))
+                            .ok_or_else(|| {
+                                format!(
+                                    "`+{extra}` in `{text}` is not a count of extra distractor sentences (1 to {most})"
+                                )
+                            })?;
+                    }
                 }
             }
         }
         Ok(if head == "arith" {
-            Self::Arith { level, split }
+            Self::Arith {
+                level,
+                distractors,
+                split,
+            }
         } else {
             Self::Lookup { level, split }
         })
@@ -129,10 +151,17 @@ impl FromStr for TaskSetSpec {
 
 impl fmt::Display for TaskSetSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let generated = |f: &mut fmt::Formatter<'_>, name: &str, level: &Option<u32>, split| {
+        let generated = |f: &mut fmt::Formatter<'_>,
+                         name: &str,
+                         level: &Option<u32>,
+                         distractors: u32,
+                         split| {
             write!(f, "{name}")?;
             if let Some(level) = level {
                 write!(f, ":{level}")?;
+            }
+            if distractors > 0 {
+                write!(f, "+{distractors}")?;
             }
             if split == Split::Eval {
                 write!(f, ":eval")?;
@@ -144,8 +173,12 @@ impl fmt::Display for TaskSetSpec {
                 split: Split::Train,
             } => write!(f, "gsm8k:train"),
             Self::Gsm8k { split: Split::Eval } => write!(f, "gsm8k:test"),
-            Self::Arith { level, split } => generated(f, "arith", level, *split),
-            Self::Lookup { level, split } => generated(f, "lookup", level, *split),
+            Self::Arith {
+                level,
+                distractors,
+                split,
+            } => generated(f, "arith", level, *distractors, *split),
+            Self::Lookup { level, split } => generated(f, "lookup", level, 0, *split),
             Self::File(path) => write!(f, "{}", path.display()),
         }
     }
@@ -159,9 +192,17 @@ impl TaskSetSpec {
         let mut tasks = match self {
             Self::Gsm8k { split } => gsm8k::shipped(*split)?.into_iter().take(cap).collect(),
             Self::File(path) => load_file(path)?.into_iter().take(cap).collect(),
-            Self::Arith { level, split } => {
-                generate_arith(*level, *split, seed, limit.unwrap_or(DEFAULT_GENERATED))
-            }
+            Self::Arith {
+                level,
+                distractors,
+                split,
+            } => generate_arith(
+                *level,
+                *distractors,
+                *split,
+                seed,
+                limit.unwrap_or(DEFAULT_GENERATED),
+            ),
             Self::Lookup { level, split } => lookup::shipped()?
                 .into_iter()
                 .filter(|task| level.is_none_or(|level| task.difficulty == Some(level)))
@@ -181,8 +222,15 @@ impl TaskSetSpec {
     }
 }
 
-/// `count` generated problems of one split: level `level`, or levels 1–5 in turn.
-pub fn generate_arith(level: Option<u32>, split: Split, seed: u64, count: usize) -> Vec<Task> {
+/// `count` generated problems of one split: level `level`, or levels 1–5 in turn, each with
+/// `distractors` extra distractor sentences.
+pub fn generate_arith(
+    level: Option<u32>,
+    distractors: u32,
+    split: Split,
+    seed: u64,
+    count: usize,
+) -> Vec<Task> {
     let mut tasks = Vec::with_capacity(count);
     let mut position = 0u64;
     while tasks.len() < count {
@@ -193,7 +241,7 @@ pub fn generate_arith(level: Option<u32>, split: Split, seed: u64, count: usize)
                 position / 5,
             ),
         };
-        let task = arith::generate(seed, task_level, index);
+        let task = arith::generate_with_distractors(seed, task_level, distractors, index);
         if Split::of(task.question()) == split {
             tasks.push(task);
         }
