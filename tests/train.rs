@@ -5,6 +5,8 @@
 
 #[path = "train/async_runs.rs"]
 mod async_runs;
+#[path = "train/badcase_loop.rs"]
+mod badcase_loop;
 #[path = "train/checkpoints.rs"]
 mod checkpoints;
 #[path = "train/common.rs"]

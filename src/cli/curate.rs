@@ -2,11 +2,11 @@
 
 use super::{Cli, FilterArgs, output};
 use crate::curate::select::{SelectionPreview, SelectionRules};
-use crate::curate::suggest::{merge_suggestions, same_labels};
-use crate::curate::{AuditOptions, ExportRequest, TaskIndex, map_records};
+use crate::curate::suggest::write_suggestions;
+use crate::curate::{AuditOptions, ExportRequest};
 use crate::formats::{ExportOptions, Format, ToolArguments};
 use crate::store::Query;
-use crate::trajectory::{ErrorKind, now_millis};
+use crate::trajectory::ErrorKind;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -66,6 +66,11 @@ pub struct SelectArgs {
     /// checked, the answer supported by the tool results; no lucky guesses).
     #[arg(long, value_name = "SCORE")]
     pub min_prm: Option<f64>,
+    /// Leave out samples with a suggested error label of these kinds too, comma-separated
+    /// (those whose suggestions `stats` measures as precise enough to trust), e.g.
+    /// calculation,format.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',')]
+    pub exclude_suggested: Vec<ErrorKind>,
     /// Only print the counts, write nothing.
     #[arg(long)]
     pub preview: bool,
@@ -94,6 +99,7 @@ impl SelectArgs {
             dedup: !self.no_dedup,
             balance_difficulty: self.balance,
             min_prm: self.min_prm,
+            exclude_suggested: self.exclude_suggested.clone(),
         }
     }
 }
@@ -109,52 +115,25 @@ pub fn suggest(cli: &Cli, args: &SuggestArgs) -> anyhow::Result<()> {
         .into_iter()
         .map(|summary| summary.id)
         .collect();
-    let tasks = TaskIndex::load(&store)?;
-    let time = now_millis();
-    let planned = map_records(&store, &ids, false, |trajectory| {
-        let suggestions = crate::curate::suggest(&trajectory, tasks.of(&trajectory), time);
-        let merged = merge_suggestions(&trajectory.labels, suggestions.clone());
-        let changed = !same_labels(&merged, &trajectory.labels);
-        (trajectory.id, suggestions, changed)
-    })?;
-    let mut per_kind = [0usize; 4];
-    let mut labelled = 0;
-    let mut changed = 0;
-    for (id, suggestions, differs) in &planned {
-        labelled += usize::from(!suggestions.is_empty());
-        for label in suggestions {
-            per_kind[label.kind.index() as usize] += 1;
-        }
-        if *differs {
-            changed += 1;
-            if !args.dry_run {
-                let suggestions = suggestions.clone();
-                store.update_trajectory(*id, |trajectory| {
-                    trajectory.labels = merge_suggestions(&trajectory.labels, suggestions);
-                })?;
-            }
-        }
-    }
-    let total: usize = per_kind.iter().sum();
+    let counts = write_suggestions(&store, &ids, args.dry_run)?;
     if cli.json {
         let kinds: serde_json::Map<String, serde_json::Value> = ErrorKind::ALL
             .iter()
-            .map(|kind| (kind.to_string(), per_kind[kind.index() as usize].into()))
+            .map(|kind| (kind.to_string(), counts.of(*kind).into()))
             .collect();
         println!(
             "{}",
-            serde_json::json!({"read": ids.len(), "suggestions": total, "trajectories": labelled, "kinds": kinds, "changed": changed, "written": !args.dry_run})
+            serde_json::json!({"read": counts.read, "suggestions": counts.suggestions, "trajectories": counts.trajectories, "kinds": kinds, "changed": counts.changed, "written": !args.dry_run})
         );
         return Ok(());
     }
-    let kinds: Vec<String> = ErrorKind::ALL
-        .iter()
-        .map(|kind| format!("{kind} {}", per_kind[kind.index() as usize]))
-        .collect();
     println!(
-        "{total} suggested labels on {labelled} of {} trajectories ({}); {changed} trajectories {}",
-        ids.len(),
-        kinds.join(", "),
+        "{} suggested labels on {} of {} trajectories ({}); {} trajectories {}",
+        counts.suggestions,
+        counts.trajectories,
+        counts.read,
+        counts.per_kind_text(),
+        counts.changed,
         if args.dry_run {
             "would change (--dry-run: nothing written)"
         } else {

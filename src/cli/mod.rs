@@ -1,6 +1,7 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
 mod agent;
+mod badcase_loop;
 mod bench;
 mod bench_args;
 mod bench_print;
@@ -138,6 +139,9 @@ pub enum Command {
     Train(train::TrainCommand),
     /// Evaluate a model on held-out tasks: accuracy, pass@k, length, format, numeric error.
     Eval(train::EvalArgs),
+    /// The badcase loop after GRPO: sample, suggest labels, select best of N, RS-SFT,
+    /// evaluate before and after (examples/loop-tiny.toml).
+    Loop(badcase_loop::LoopArgs),
     /// Open the terminal UI (also what `rollscope` alone does).
     Tui,
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
@@ -190,5 +194,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Serve(args)) => serve::serve(&cli, args),
         Some(Command::Train(command)) => train::train(&cli, command),
         Some(Command::Eval(args)) => train::eval(&cli, args),
+        Some(Command::Loop(args)) => badcase_loop::badcase_loop(&cli, args),
     }
 }

@@ -78,6 +78,7 @@ pub fn rollout(cli: &Cli, args: &RolloutArgs) -> anyhow::Result<()> {
         .check_names(&args.tools)
         .context("--tools")?;
     let job = RolloutJob {
+        task_seed: args.seed,
         tasks: args.tasks.clone(),
         n: args.n,
         group: args.group,

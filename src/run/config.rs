@@ -2,6 +2,7 @@
 //! a default, so a config names only what it changes; an unknown key, in any table, is an
 //! error that names the file, the line, the table and the key probably meant.
 
+use super::badcase_loop::LoopConfig;
 use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::config_file::from_toml;
@@ -114,6 +115,26 @@ pub struct SftConfig {
     /// numbers the assistant lists in order, which teach the attention that copies a
     /// question's numbers into the calculator call (`run::drills`).
     pub copy_drills: usize,
+    /// Earlier SFT data mixed into the source: scripted calculator demonstrations of a task
+    /// set, so a run on new data (a rejection-sampled selection) does not forget.
+    pub replay: Option<ReplayConfig>,
+}
+
+/// Scripted calculator demonstrations replayed beside an SFT run's own examples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayConfig {
+    /// The task set whose demonstrations are replayed, e.g. `arith:1:train`.
+    pub tasks: String,
+    /// How many.
+    pub size: usize,
+}
+
+impl ReplayConfig {
+    /// The replayed task set.
+    pub fn spec(&self) -> anyhow::Result<TaskSetSpec> {
+        parse_spec(&self.tasks, "sft.replay.tasks")
+    }
 }
 
 impl Default for SftConfig {
@@ -126,6 +147,7 @@ impl Default for SftConfig {
             direct_answers: 0.0,
             loss_on_user: false,
             copy_drills: 0,
+            replay: None,
         }
     }
 }
@@ -199,7 +221,7 @@ impl Default for GrpoRunConfig {
     }
 }
 
-/// A run config: the shared keys, then `[sft]` or `[grpo]`.
+/// A run config: the shared keys, then `[sft]`, `[grpo]` or `[loop]`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunConfig {
@@ -226,6 +248,9 @@ pub struct RunConfig {
     pub sft: SftConfig,
     /// GRPO settings (`train grpo`).
     pub grpo: GrpoRunConfig,
+    /// The badcase loop's settings (`rollscope loop`).
+    #[serde(rename = "loop")]
+    pub badcase_loop: LoopConfig,
 }
 
 impl Default for RunConfig {
@@ -242,6 +267,7 @@ impl Default for RunConfig {
             eval: EvalConfig::default(),
             sft: SftConfig::default(),
             grpo: GrpoRunConfig::default(),
+            badcase_loop: LoopConfig::default(),
         }
     }
 }
@@ -271,6 +297,10 @@ impl RunConfig {
         self.trainer.validate()?;
         self.tasks.train_spec()?;
         self.tasks.eval_spec()?;
+        if let Some(replay) = &self.sft.replay {
+            replay.spec()?;
+        }
+        self.badcase_loop.validate()?;
         let grpo = &self.grpo;
         anyhow::ensure!(
             grpo.group >= 2,

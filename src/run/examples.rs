@@ -2,7 +2,7 @@
 //! conversations of a file (an SFT export, OpenAI messages, ShareGPT, TRL, our JSONL),
 //! encoded by the model's chat template with the loss on the assistant's tokens only.
 
-use super::config::{RunConfig, SftSource};
+use super::config::{ReplayConfig, RunConfig, SftSource};
 use super::demos::{DemoStyle, demonstration};
 use super::drills::copy_drill;
 use crate::agent::rollout::offered_tools;
@@ -26,10 +26,7 @@ pub struct SftData {
 
 /// The examples of the config's SFT source; `max_tokens` bounds each encoded conversation.
 pub fn sft_examples(chat: &Chat, config: &RunConfig, max_tokens: usize) -> anyhow::Result<SftData> {
-    let conversations = match &config.sft.source {
-        SftSource::Demos => demo_conversations(config)?,
-        SftSource::File(path) => file_conversations(path, config)?,
-    };
+    let conversations = conversations(config)?;
     let mut data = SftData {
         examples: Vec::new(),
         skipped: Vec::new(),
@@ -75,6 +72,18 @@ pub fn sft_examples(chat: &Chat, config: &RunConfig, max_tokens: usize) -> anyho
 
 type Conversation = (String, Option<Vec<Message>>, Vec<Value>);
 
+/// The source's conversations, then the replayed demonstrations.
+fn conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
+    let mut conversations = match &config.sft.source {
+        SftSource::Demos => demo_conversations(config)?,
+        SftSource::File(path) => file_conversations(path, config)?,
+    };
+    if let Some(replay) = &config.sft.replay {
+        conversations.extend(replay_conversations(replay, config)?);
+    }
+    Ok(conversations)
+}
+
 fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
     let tasks: Vec<Task> = config
         .tasks
@@ -107,6 +116,22 @@ fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
         conversations.push((format!("copy drill {index}"), Some(drill), tools.clone()));
     }
     Ok(conversations)
+}
+
+/// Calculator demonstrations of the replayed task set (generated sets by the tasks' seed).
+fn replay_conversations(
+    replay: &ReplayConfig,
+    config: &RunConfig,
+) -> anyhow::Result<Vec<Conversation>> {
+    let tasks = replay.spec()?.load(Some(replay.size), config.tasks.seed)?;
+    Ok(tasks
+        .iter()
+        .map(|task| {
+            let tools = offered_tools(task, &config.rollout);
+            let name = format!("replayed {}", task.id);
+            (name, demonstration(task, DemoStyle::Calculator), tools)
+        })
+        .collect())
 }
 
 fn file_conversations(
@@ -173,6 +198,39 @@ mod tests {
         let share = some.len() as f64 / total as f64;
         assert!((0.5..=0.7).contains(&share), "{share}");
         assert_ne!(direct_tasks(0.6, 1).0, some, "the run seed picks the tasks");
+    }
+
+    #[test]
+    fn replayed_demonstrations_follow_the_source_and_call_the_calculator() {
+        let mut config = RunConfig::default();
+        config.tasks.train = "arith:1+1:train".into();
+        config.tasks.train_size = 12;
+        config.sft.replay = Some(ReplayConfig {
+            tasks: "arith:1:train".into(),
+            size: 5,
+        });
+        let all = conversations(&config).unwrap();
+        assert_eq!(all.len(), 17);
+        assert!(
+            all[..12]
+                .iter()
+                .all(|(name, ..)| name.starts_with("arith-1+1-"))
+        );
+        for (name, messages, _) in &all[12..] {
+            assert!(name.starts_with("replayed arith-1-"), "{name}");
+            let messages = messages.as_ref().unwrap();
+            assert!(
+                messages
+                    .iter()
+                    .any(|message| !message.tool_calls.is_empty())
+            );
+        }
+        config.sft.replay = Some(ReplayConfig {
+            tasks: "arith:9".into(),
+            size: 5,
+        });
+        let error = config.validate().unwrap_err().to_string();
+        assert!(error.contains("sft.replay.tasks"), "{error}");
     }
 
     #[test]

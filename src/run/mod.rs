@@ -5,6 +5,7 @@
 //! through this module; a run reports through a `RunEvent` callback and is steered through a
 //! `RunControl`.
 
+pub mod badcase_loop;
 pub mod config;
 mod context;
 mod control;
@@ -24,7 +25,12 @@ mod rollout_job;
 mod sft_run;
 pub mod sweep;
 
-pub use config::{EvalConfig, GrpoRunConfig, RunConfig, SftConfig, SftSource, TaskConfig};
+pub use badcase_loop::{
+    EvalComparison, LoopConfig, LoopEvent, LoopOutcome, PolicyEval, STAGES as LOOP_STAGES, run_loop,
+};
+pub use config::{
+    EvalConfig, GrpoRunConfig, ReplayConfig, RunConfig, SftConfig, SftSource, TaskConfig,
+};
 pub use context::{RunContext, rollout_runtime, session_environment};
 pub use control::{Phase, RunControl, RunEvent};
 pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
@@ -49,12 +55,14 @@ use std::sync::Arc;
 /// The SFT preset of the embedded default (`examples/sft-tiny.toml`): the first half of the
 /// main job's cold start, calculator demonstrations only.
 pub const SFT_PRESET: &str = include_str!("../../examples/sft-tiny.toml");
-/// The mixed SFT preset (`examples/sft-mixed.toml`): the second half of the cold start, half
-/// of its demonstrations answering without the calculator.
+/// The mixed SFT preset (`examples/sft-mixed.toml`): the second half of the cold start, three
+/// in four of its demonstrations answering without the calculator.
 pub const SFT_MIXED_PRESET: &str = include_str!("../../examples/sft-mixed.toml");
 /// The GRPO preset of the embedded default (`examples/grpo-tiny.toml`): the run the TUI
 /// offers to launch.
 pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
+/// The badcase loop's preset (`examples/loop-tiny.toml`), what `rollscope loop` runs.
+pub const LOOP_PRESET: &str = include_str!("../../examples/loop-tiny.toml");
 
 /// How a run ended.
 #[derive(Clone, Debug)]

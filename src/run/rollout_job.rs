@@ -26,6 +26,8 @@ pub struct RolloutJob {
     pub tasks: TaskSetSpec,
     /// How many tasks.
     pub n: usize,
+    /// Seed of task generation (generated sets).
+    pub task_seed: u64,
     /// Samples per task (a GRPO group).
     pub group: u32,
     /// Turns, budgets, sampling, tools and process scores.
@@ -100,7 +102,7 @@ pub fn run_rollout_job(
         .check_names(&job.config.tools)
         .context("the tools to offer")?;
     let store = &context.store;
-    let tasks = job.tasks.load(Some(job.n), job.config.seed)?;
+    let tasks = job.tasks.load(Some(job.n), job.task_seed)?;
     anyhow::ensure!(!tasks.is_empty(), "the task set {} is empty", job.tasks);
     store.put_tasks(&tasks)?;
     let (policy, model_name, decode_thread) = match policy {

@@ -254,3 +254,58 @@ fn task_with_id(id: &str) -> Task {
     task.id = id.into();
     task
 }
+
+fn suggested(mut trajectory: Trajectory, kind: ErrorKind) -> Trajectory {
+    trajectory.labels.push(Label {
+        step: 0,
+        kind,
+        status: LabelStatus::Suggested,
+        note: Some("a rule found it".into()),
+        author: Some(rollscope::curate::SUGGESTER.into()),
+        time: 1,
+    });
+    trajectory
+}
+
+#[test]
+fn trusted_suggested_kinds_leave_a_sample_out_and_the_verifier_alone_keeps_everything_passing() {
+    let task = apples();
+    let samples = [
+        suggested(sample(&task, 1, 1, true, Some(1.0)), ErrorKind::Format),
+        suggested(sample(&task, 2, 2, true, Some(1.0)), ErrorKind::Reasoning),
+        confirmed(sample(&task, 3, 1, true, Some(0.5))),
+        sample(&task, 4, 3, true, Some(1.0)),
+    ];
+    let tasks = TaskIndex::from_tasks([task]);
+    let trusting = SelectionRules {
+        per_task: 4,
+        exclude_suggested: vec![ErrorKind::Format, ErrorKind::Calculation],
+        ..SelectionRules::default()
+    };
+    let selection = run(&samples, &tasks, &trusting);
+    assert_eq!(
+        numbers(&selection),
+        [2, 4],
+        "format suggested and confirmed out"
+    );
+    assert_eq!(selection.preview.samples_excluded_by_labels, 2);
+    assert!(
+        trusting
+            .describe()
+            .contains("no suggested format/calculation label"),
+        "{}",
+        trusting.describe()
+    );
+    assert_eq!(
+        numbers(&run(&samples, &tasks, &SelectionRules::verifier_only(4))),
+        [1, 2, 4, 3],
+        "every passing sample, best PRM then shortest"
+    );
+    let only_format = SelectionRules {
+        per_task: 4,
+        exclude_confirmed_errors: false,
+        exclude_suggested: vec![ErrorKind::Format],
+        ..SelectionRules::default()
+    };
+    assert_eq!(numbers(&run(&samples, &tasks, &only_format)), [2, 4, 3]);
+}

@@ -137,7 +137,7 @@ fn select_task<'a>(
     let mut below_prm = false;
     for &summary in samples {
         let passes = summary.passed == Some(true);
-        let labelled = summary.confirmed != 0;
+        let labelled = rules.excluded_by_labels(summary);
         let supported = rules
             .min_prm
             .is_none_or(|min| summary.prm_min.is_some_and(|score| score >= min));
@@ -145,14 +145,12 @@ fn select_task<'a>(
             preview.samples_below_prm += 1;
             below_prm = true;
         }
-        let normally = (passes || !rules.require_pass)
-            && supported
-            && !(labelled && rules.exclude_confirmed_errors);
+        let normally = (passes || !rules.require_pass) && supported && !labelled;
         let corrected = rules.include_corrected
             && !normally
             && load(summary.id)?.extra.contains_key(CORRECTED_BY);
         any_pass |= passes || corrected;
-        if passes && labelled && rules.exclude_confirmed_errors && !corrected {
+        if passes && labelled && !corrected {
             preview.samples_excluded_by_labels += 1;
         }
         if normally || corrected {

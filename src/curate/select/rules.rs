@@ -1,6 +1,7 @@
 //! The rules of a rejection-sampling selection and how candidates are ranked.
 
 use crate::store::Summary;
+use crate::trajectory::ErrorKind;
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
@@ -28,6 +29,9 @@ pub struct SelectionRules {
     /// right answer the steps do not support (a lucky guess, a tool result not used) is not
     /// a demonstration.
     pub min_prm: Option<f64>,
+    /// Leave out samples with a suggested error label of these kinds too (kinds whose
+    /// suggestions are precise enough to trust without a person's look).
+    pub exclude_suggested: Vec<ErrorKind>,
 }
 
 impl Default for SelectionRules {
@@ -40,11 +44,30 @@ impl Default for SelectionRules {
             dedup: true,
             balance_difficulty: false,
             min_prm: None,
+            exclude_suggested: Vec::new(),
         }
     }
 }
 
 impl SelectionRules {
+    /// The verifier alone: passing samples, whatever their labels and process scores.
+    pub fn verifier_only(per_task: usize) -> Self {
+        Self {
+            per_task,
+            exclude_confirmed_errors: false,
+            ..Self::default()
+        }
+    }
+
+    /// Whether a sample's labels leave it out: a confirmed error label (when the rules say
+    /// so), or a suggested one of a kind the rules trust.
+    pub fn excluded_by_labels(&self, summary: &Summary) -> bool {
+        (self.exclude_confirmed_errors && summary.confirmed != 0)
+            || summary
+                .suggested_kinds()
+                .any(|kind| self.exclude_suggested.contains(&kind))
+    }
+
     /// The rules in words, e.g. `verifier pass · no confirmed error label · highest PRM ·
     /// then shortest · ≤ 1 per task`.
     pub fn describe(&self) -> String {
@@ -54,6 +77,14 @@ impl SelectionRules {
         }
         if self.exclude_confirmed_errors {
             parts.push("no confirmed error label".to_string());
+        }
+        if !self.exclude_suggested.is_empty() {
+            let kinds: Vec<String> = self
+                .exclude_suggested
+                .iter()
+                .map(|k| k.to_string())
+                .collect();
+            parts.push(format!("no suggested {} label", kinds.join("/")));
         }
         if let Some(min) = self.min_prm {
             parts.push(format!("PRM ≥ {min}"));

@@ -15,9 +15,11 @@ mod format;
 pub mod precision;
 mod reasoning;
 mod understanding;
+mod write;
 
 pub use context::Context;
 pub use precision::{KindPrecision, Precision};
+pub use write::{SuggestionCounts, write_suggestions};
 
 use crate::trajectory::{ErrorKind, Label, LabelStatus, Task, Trajectory};
 
