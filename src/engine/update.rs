@@ -178,7 +178,7 @@ pub enum Update {
         /// The filter it was computed for.
         filter: Filter,
         /// The rules it was computed for.
-        rules: SelectionRules,
+        rules: Box<SelectionRules>,
         /// The counts.
         preview: Box<SelectionPreview>,
     },

@@ -143,7 +143,7 @@ impl Worker {
                 let selection = crate::curate::select(&self.store, &filter, &rules)?;
                 self.send(Update::SelectionPreview {
                     filter,
-                    rules,
+                    rules: Box::new(rules),
                     preview: Box::new(selection.preview),
                 });
                 Ok(())

@@ -76,7 +76,7 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
     };
     app.update(Msg::Engine(Update::SelectionPreview {
         filter: filter.clone(),
-        rules: app.tabs.curate.form.rules.clone(),
+        rules: Box::new(app.tabs.curate.form.rules.clone()),
         preview: Box::new(preview.clone()),
     }));
     assert_eq!(app.tabs.curate.form.current_preview(), Some(&preview));

@@ -103,7 +103,7 @@ impl App {
                 rules,
                 preview,
             } => {
-                self.tabs.curate.receive_preview(filter, rules, *preview);
+                self.tabs.curate.receive_preview(filter, *rules, *preview);
                 Vec::new()
             }
             Update::Export(progress) => {
