@@ -19,7 +19,7 @@
 //! | [`train`] | The trainer: masked SFT, the GRPO objective and advantages, AdamW, LoRA, checkpoints, metrics rows. |
 //! | [`ingest`] | Imports: a file's items into the store, in batches. |
 //! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, rejection-sampling selection and exports with manifests. |
-//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start and its goals (`run::cold_start_goals`), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), and [`run::policy`], the one rule for which model folder a command uses. |
+//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start and its goals (`run::cold_start_goals`), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), the badcase loop after GRPO ([`run::badcase_loop`]: badcase pass, suggested labels, best-of-N selection, RS-SFT with replayed demonstrations, evaluation before and after), and [`run::policy`], the one rule for which model folder a command uses. |
 //! | [`bench`] | Measured speed and memory (store, full-text search, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
 //! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs. |
 //! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::search_hits` marks a search's words in an open trajectory and finds its hit turns; `tui::terminal` wires the terminal, the keymap and the engine. |
@@ -53,7 +53,15 @@
 //! `runs/<run>/metrics.jsonl`; checkpoints (`runs/<run>/checkpoints/checkpoint-N/`) are
 //! written atomically, and the final policy is saved as `models/<run>`.
 //!
-//! **An import.** `formats::detect` picks the format from the content; the format's reader
+//! **The badcase loop.** `run::run_loop` evaluates the starting policy on the held-out sets,
+samples N attempts of every training task (a rollout run), writes the suggestion rules'
+labels on them (`curate::suggest::write_suggestions`), exports a best-of-N selection with
+its manifest into the rollout run's folder (`curate::export_selection` with the loop's
+`SelectionRules`), trains an SFT run on it with replayed demonstrations
+(`[sft.replay]`), and evaluates the new policy on the same sets; every stage is a run of
+the session, so `stats` compares the two policies.
+
+**An import.** `formats::detect` picks the format from the content; the format's reader
 //! yields items (tasks, trajectories, labels) one record at a time, naming the file and line
 //! of any record it refuses; `ingest` writes them to the store in batches.
 //!
