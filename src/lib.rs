@@ -54,14 +54,14 @@
 //! written atomically, and the final policy is saved as `models/<run>`.
 //!
 //! **The badcase loop.** `run::run_loop` evaluates the starting policy on the held-out sets,
-samples N attempts of every training task (a rollout run), writes the suggestion rules'
-labels on them (`curate::suggest::write_suggestions`), exports a best-of-N selection with
-its manifest into the rollout run's folder (`curate::export_selection` with the loop's
-`SelectionRules`), trains an SFT run on it with replayed demonstrations
-(`[sft.replay]`), and evaluates the new policy on the same sets; every stage is a run of
-the session, so `stats` compares the two policies.
-
-**An import.** `formats::detect` picks the format from the content; the format's reader
+//! samples N attempts of every training task (a rollout run), writes the suggestion rules'
+//! labels on them (`curate::suggest::write_suggestions`), exports a best-of-N selection with
+//! its manifest into the rollout run's folder (`curate::export_selection` with the loop's
+//! `SelectionRules`), trains an SFT run on it with replayed demonstrations
+//! (`[sft.replay]`), and evaluates the new policy on the same sets; every stage is a run of
+//! the session, so `stats` compares the two policies.
+//!
+//! **An import.** `formats::detect` picks the format from the content; the format's reader
 //! yields items (tasks, trajectories, labels) one record at a time, naming the file and line
 //! of any record it refuses; `ingest` writes them to the store in batches.
 //!
