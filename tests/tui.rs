@@ -2,6 +2,8 @@
 //! view, small terminals and hostile content, themes and keymaps, and the engine through
 //! its real channels against a store in a temporary folder.
 
+#[path = "tui/blind.rs"]
+mod blind;
 #[path = "tui/cli.rs"]
 mod cli;
 #[path = "tui/common.rs"]

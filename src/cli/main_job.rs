@@ -28,7 +28,7 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
         if cold.is_some() {
             eprintln!("opening the TUI: the GRPO preset is ready in the Runs tab (key `n`)");
         }
-        return super::tui::tui(cli);
+        return super::tui::tui(cli, &super::tui::TuiArgs::default());
     }
     let before = latest_sft_eval(&context)?;
     let mut config = RunConfig::parse(GRPO_PRESET)?;

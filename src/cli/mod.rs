@@ -142,8 +142,9 @@ pub enum Command {
     /// The badcase loop after GRPO: sample, suggest labels, select best of N, RS-SFT,
     /// evaluate before and after (examples/loop-tiny.toml).
     Loop(badcase_loop::LoopArgs),
-    /// Open the terminal UI (also what `rollscope` alone does).
-    Tui,
+    /// Open the terminal UI (also what `rollscope` alone does); `--blind` for blind
+    /// labelling.
+    Tui(tui::TuiArgs),
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
     DemoData(tui::DemoDataArgs),
 }
@@ -167,7 +168,7 @@ impl Cli {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         None => main_job::main_job(&cli),
-        Some(Command::Tui) => tui::tui(&cli),
+        Some(Command::Tui(args)) => tui::tui(&cli, args),
         Some(Command::Import(args)) => data::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),

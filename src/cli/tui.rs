@@ -20,9 +20,19 @@ pub struct DemoDataArgs {
     pub force: bool,
 }
 
+/// Arguments of `rollscope tui`.
+#[derive(Debug, Default, Args)]
+pub struct TuiArgs {
+    /// Blind labelling: only failures, in id order (runs and policies mixed), without runs,
+    /// policies, process scores or suggested labels, and only the Rollouts tab; what a
+    /// hand-labelled evaluation set needs.
+    #[arg(long)]
+    pub blind: bool,
+}
+
 /// `rollscope tui`: opens the terminal UI on the session.
-pub fn tui(cli: &Cli) -> anyhow::Result<()> {
-    crate::tui::run(&cli.session_paths()?)
+pub fn tui(cli: &Cli, args: &TuiArgs) -> anyhow::Result<()> {
+    crate::tui::run(&cli.session_paths()?, args.blind)
 }
 
 /// `rollscope demo-data`: fills the session with synthetic GRPO rollouts, tasks, a run and

@@ -180,17 +180,21 @@ pub enum SortKey {
     Task,
     /// By run, step, group and sample.
     Step,
+    /// By trajectory id: ids are content hashes, so runs and policies come mixed (the
+    /// order of blind labelling).
+    Id,
 }
 
 impl SortKey {
     /// Every key, in the order `s` cycles through them.
-    pub const ALL: [SortKey; 6] = [
+    pub const ALL: [SortKey; 7] = [
         Self::Stored,
         Self::Reward,
         Self::Turns,
         Self::PrmMin,
         Self::Task,
         Self::Step,
+        Self::Id,
     ];
 
     /// The key's name, as typed and shown.
@@ -202,6 +206,7 @@ impl SortKey {
             Self::PrmMin => "prm",
             Self::Task => "task",
             Self::Step => "step",
+            Self::Id => "id",
         }
     }
 
@@ -220,6 +225,7 @@ impl SortKey {
             Self::Step => summaries.sort_by(|a, b| {
                 (&a.run, a.step, a.group, a.sample).cmp(&(&b.run, b.step, b.group, b.sample))
             }),
+            Self::Id => summaries.sort_by_key(|s| s.id),
         }
         if descending {
             summaries.reverse();
@@ -235,7 +241,9 @@ impl std::str::FromStr for SortKey {
             .into_iter()
             .find(|key| key.as_str() == text)
             .ok_or_else(|| {
-                format!("unknown sort key `{text}`: use stored, reward, turns, prm, task or step")
+                format!(
+                    "unknown sort key `{text}`: use stored, reward, turns, prm, task, step or id"
+                )
             })
     }
 }

@@ -38,11 +38,15 @@ impl<'a> Target<'a> {
 const LOW_SCORE: f64 = 0.5;
 
 /// The step the list labels when no turn is chosen: the first step with a low process
-/// score, else the lowest-scored step, else the last step.
-pub fn focus_step(trajectory: &Trajectory) -> Option<usize> {
+/// score, else the lowest-scored step, else the last step (always the last when `blind`: the
+/// process scores are not to be seen).
+pub fn focus_step(trajectory: &Trajectory, blind: bool) -> Option<usize> {
     let steps = trajectory.steps().len();
     if steps == 0 {
         return None;
+    }
+    if blind {
+        return Some(steps - 1);
     }
     let scored = || {
         trajectory

@@ -142,7 +142,7 @@ fn in_the_list_labels_go_to_the_first_low_scored_turn() {
     let commands = act(&mut app, &vec![Action::Down; failed as usize]);
     let pruned = app.prune(commands);
     answer_preview(&mut app, &pruned);
-    let expected = rollscope::tui::annotate::focus_step(&trajectory(failed)).unwrap() as u32;
+    let expected = rollscope::tui::annotate::focus_step(&trajectory(failed), false).unwrap() as u32;
     let commands = app.update(char_key('2'));
     assert!(
         matches!(&commands[0], Command::SaveLabel { id, draft } if *id == trajectory(failed).id && draft.step == expected)
@@ -305,7 +305,7 @@ fn the_next_badcase_opens_at_the_turn_the_label_keys_target() {
         .enumerate()
         .filter(|(_, summary)| summary.is_unlabelled_failure())
         .find_map(|(index, summary)| {
-            let focus = rollscope::tui::annotate::focus_step(&trajectory(index as u64))?;
+            let focus = rollscope::tui::annotate::focus_step(&trajectory(index as u64), false)?;
             (focus > 0).then_some((index, summary.id, focus))
         })
         .expect("a failure whose first low-PRM turn is not the first");

@@ -63,6 +63,11 @@ impl App {
 
     /// Labels and the badcase queue first, then the screen shown.
     fn on_rollouts_action(&mut self, action: Action) -> Vec<Command> {
+        let hidden = matches!(action, Action::Group | Action::Tokens | Action::Accept);
+        if self.tabs.rollouts.blind && hidden {
+            self.notify(super::BLIND_ONLY);
+            return Vec::new();
+        }
         if let Some(commands) = self.on_annotation_action(action) {
             return commands;
         }

@@ -23,6 +23,7 @@ use super::state::overview::OverviewState;
 use super::theme::Theme;
 use super::token_text::{TokenIds, TokenText};
 use crate::engine::{Command, Listing, Update};
+use crate::store::{Filter, SortKey};
 use crate::trajectory::TrajectoryId;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
@@ -42,6 +43,9 @@ pub enum Msg {
     Action(Action),
 }
 
+/// What blind labelling says when asked for a screen it hides.
+pub const BLIND_ONLY: &str = "blind labelling: runs, groups, tokens, stats and suggestions stay hidden; reopen without --blind to see them";
+
 /// What the app starts with.
 pub struct AppConfig {
     /// The session's name.
@@ -56,6 +60,9 @@ pub struct AppConfig {
     pub token_text: Box<dyn TokenText>,
     /// The terminal's size.
     pub viewport: Rect,
+    /// Blind labelling: only failures, in id order, without runs, policies, process scores
+    /// or suggested labels; the Rollouts tab only.
+    pub blind: bool,
 }
 
 impl AppConfig {
@@ -68,6 +75,7 @@ impl AppConfig {
             keymap: Keymap::default(),
             token_text: Box::new(TokenIds),
             viewport,
+            blind: false,
         }
     }
 }
@@ -130,15 +138,25 @@ impl App {
             quit: false,
         };
         app.tabs.rollouts.list.height = layout::list_rows(app.viewport);
+        app.tabs.rollouts.blind = config.blind;
         app
     }
 
     /// The commands that fill a new app: the first page of the list, the runs.
     pub fn start(&mut self) -> Vec<Command> {
-        vec![
-            self.tabs.rollouts.relist(Listing::default()),
-            Command::LoadRuns,
-        ]
+        let listing = if self.tabs.rollouts.blind {
+            Listing {
+                filter: Filter {
+                    outcome: Some(crate::store::Outcome::Fail),
+                    ..Filter::default()
+                },
+                sort: SortKey::Id,
+                descending: false,
+            }
+        } else {
+            Listing::default()
+        };
+        vec![self.tabs.rollouts.relist(listing), Command::LoadRuns]
     }
 
     /// The screen on top of the Rollouts tab.
@@ -263,6 +281,10 @@ impl App {
 
     /// Shows a tab; the last message was about the tab left, so it goes.
     fn switch_tab(&mut self, tab: Tab) -> Vec<Command> {
+        if self.tabs.rollouts.blind && tab != Tab::Rollouts {
+            self.notify(BLIND_ONLY);
+            return Vec::new();
+        }
         if tab != self.tab {
             self.status.notice = None;
         }

@@ -97,6 +97,10 @@ impl App {
                 }
             },
             "sort" | "s" => self.sort_command(rest),
+            "audit" if self.tabs.rollouts.blind => {
+                self.notify(super::BLIND_ONLY);
+                Vec::new()
+            }
             "audit" => {
                 self.tab = Tab::Rollouts;
                 vec![self.tabs.rollouts.toggle_audit(&mut self.status)]

@@ -95,12 +95,13 @@ impl TrajectoryState {
         tag: Tag,
         loaded: &LoadedTrajectory,
         highlighter: &Highlighter,
+        blind: bool,
     ) -> bool {
         if tag != self.tag || self.loading != Some(loaded.trajectory.id) {
             return false;
         }
         let sections = sections(loaded, highlighter);
-        let focus = annotate::focus_step(&loaded.trajectory).filter(|_| self.at_focus);
+        let focus = annotate::focus_step(&loaded.trajectory, blind).filter(|_| self.at_focus);
         self.section = focus.map_or(usize::from(sections.len() > 2), |step| step + 1);
         self.scroll = 0;
         self.across = 0;

@@ -1,6 +1,6 @@
 //! The preview under the list: the selected trajectory in a few lines per turn.
 
-use super::widgets::{gauge, label_marks, pane, span};
+use super::widgets::{gauge, label_marks, pane, shown_labels, span};
 use crate::text::{clip, inert};
 use crate::trajectory::{Role, Trajectory};
 use crate::tui::app::App;
@@ -32,12 +32,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let trajectory = &preview.trajectory;
     let width = usize::from(area.width.saturating_sub(2));
     let rows = usize::from(area.height.saturating_sub(2));
-    let lines = lines(theme, trajectory, width, rows);
-    let block = pane(theme, Line::from(title(theme, trajectory)), false);
+    let blind = app.tabs.rollouts.blind;
+    let lines = lines(theme, trajectory, width, rows, blind);
+    let block = pane(theme, Line::from(title(theme, trajectory, blind)), false);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn title<'a>(theme: &Theme, trajectory: &Trajectory) -> Vec<Span<'a>> {
+fn title<'a>(theme: &Theme, trajectory: &Trajectory, blind: bool) -> Vec<Span<'a>> {
     let mut parts = vec![span(
         theme,
         Tone::Accent,
@@ -46,7 +47,7 @@ fn title<'a>(theme: &Theme, trajectory: &Trajectory) -> Vec<Span<'a>> {
             inert(trajectory.task_id.as_deref().unwrap_or("no task"))
         ),
     )];
-    if let Some(sample) = trajectory.sample {
+    if let Some(sample) = trajectory.sample.filter(|_| !blind) {
         parts.push(span(
             theme,
             Tone::Muted,
@@ -76,12 +77,14 @@ fn title<'a>(theme: &Theme, trajectory: &Trajectory) -> Vec<Span<'a>> {
     parts
 }
 
-/// One line per message after the system prompt, cut to the width, until `rows` are filled.
+/// One line per message after the system prompt, cut to the width, until `rows` are filled
+/// (without process scores and suggestions when labelling `blind`).
 fn lines<'a>(
     theme: &Theme,
     trajectory: &'a Trajectory,
     width: usize,
     rows: usize,
+    blind: bool,
 ) -> Vec<Line<'a>> {
     let mut lines = Vec::new();
     let steps = trajectory.steps();
@@ -109,8 +112,9 @@ fn lines<'a>(
                 let mut spans = vec![span(theme, Tone::Accent, format!("t{turn:<3}◆ "))];
                 let room = width.saturating_sub(6 + gauge_width + 16);
                 spans.push(span(theme, Tone::Text, first_line(&message.content, room)));
-                if let Some(score) =
-                    step.and_then(|step| trajectory.scores_of_step(step as u32).next())
+                if let Some(score) = step
+                    .filter(|_| !blind)
+                    .and_then(|step| trajectory.scores_of_step(step as u32).next())
                 {
                     spans.push(span(theme, Tone::Muted, "  PRM "));
                     spans.extend(gauge(theme, score.value, gauge_width));
@@ -121,7 +125,7 @@ fn lines<'a>(
                     ));
                 }
                 if let Some(step) = step {
-                    let labels: Vec<_> = trajectory.labels_of_step(step as u32).collect();
+                    let labels = shown_labels(trajectory.labels_of_step(step as u32), blind);
                     if !labels.is_empty() {
                         spans.push(span(theme, Tone::Muted, "  "));
                         spans.extend(label_marks(theme, &labels));

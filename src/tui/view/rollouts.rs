@@ -23,7 +23,7 @@ const LABELS_LEAST: usize = 6;
 /// Widths of the task, run·step and stop columns: each as wide as its widest visible value
 /// (within bounds); when the row is too narrow they shrink, task first, and cells are cut
 /// with `…`. The labels column takes what is left.
-fn text_widths(rows: &[&Summary], width: usize) -> [usize; 3] {
+fn text_widths(rows: &[&Summary], width: usize, blind: bool) -> [usize; 3] {
     let widest = |value: &dyn Fn(&Summary) -> String, least: usize, most: usize| {
         rows.iter()
             .map(|summary| inert(&value(summary)).width())
@@ -32,7 +32,7 @@ fn text_widths(rows: &[&Summary], width: usize) -> [usize; 3] {
             .clamp(least, most)
     };
     let mut task = widest(&|summary| summary.task_id.clone(), 6, 32);
-    let mut run = widest(&|summary| coordinates(summary).0, 9, 24);
+    let mut run = widest(&|summary| coordinates(summary, blind).0, 9, 24);
     let mut stop = widest(&|summary| summary.stop.clone(), 8, 16);
     let spacing = HEADER.len() - 1;
     let used = |task: usize, run: usize, stop: usize| {
@@ -155,7 +155,8 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let visible: Vec<&Summary> = (state.top..end)
         .filter_map(|index| state.row(index))
         .collect();
-    let widths = text_widths(&visible, usize::from(area.width.saturating_sub(2)));
+    let blind = app.tabs.rollouts.blind;
+    let widths = text_widths(&visible, usize::from(area.width.saturating_sub(2)), blind);
     let [task_width, run_width, stop_width] = widths;
     let labels_width = usize::from(area.width.saturating_sub(2))
         .saturating_sub(FIXED.iter().sum::<usize>() + widths.iter().sum::<usize>())
@@ -163,7 +164,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
     let rows: Vec<Row> = (state.top..end)
         .map(|index| match state.row(index) {
             Some(summary) => {
-                let (run_step, group_sample) = coordinates(summary);
+                let (run_step, group_sample) = coordinates(summary, blind);
                 let marker = if index == state.cursor { "▶" } else { " " };
                 let mut row = Row::new(vec![
                     Cell::from(marker),
@@ -174,7 +175,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                     Cell::from(Line::from(decimal(summary.reward)).right_aligned())
                         .style(verdict_style(theme, summary.passed)),
                     Cell::from(Line::from(summary.turns.to_string()).right_aligned()),
-                    Cell::from(prm_cell(theme, summary.prm_min)),
+                    Cell::from(prm_cell(theme, summary.prm_min.filter(|_| !blind))),
                     Cell::from(ellipsize(&inert(&summary.stop), stop_width)),
                     Cell::from(clip_spans(
                         match state
@@ -187,7 +188,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                                 .iter()
                                 .map(|sign| span(theme, Tone::Warn, format!("{} ", sign.kind)))
                                 .collect(),
-                            None => summary_labels(theme, summary),
+                            None => summary_labels(theme, summary, blind),
                         },
                         labels_width,
                     )),
@@ -203,8 +204,13 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
             ]),
         })
         .collect();
-    let header =
-        Row::new(HEADER.iter().map(|title| Cell::from(*title))).style(theme.style(Tone::Muted));
+    let hidden = |title: &str| blind && matches!(title, "run·step" | "group·s" | "PRM min");
+    let header = Row::new(
+        HEADER
+            .iter()
+            .map(|title| Cell::from(if hidden(title) { "" } else { *title })),
+    )
+    .style(theme.style(Tone::Muted));
     let table = Table::new(rows, constraints(widths))
         .header(header)
         .column_spacing(1)

@@ -2,7 +2,9 @@
 //! outcome) and the current section, or the token view.
 
 use super::tokens;
-use super::widgets::{ellipsize, gauge, label_letters, label_marks, line, pane, span};
+use super::widgets::{
+    ellipsize, gauge, label_letters, label_marks, line, pane, shown_labels, span,
+};
 use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::content::Section;
@@ -34,7 +36,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         return;
     };
     let areas = layout::trajectory(area);
-    draw_header(frame, areas.header, theme, open, state.loading.is_some());
+    let blind = app.tabs.rollouts.blind;
+    draw_header(
+        frame,
+        areas.header,
+        theme,
+        open,
+        state.loading.is_some(),
+        blind,
+    );
     let components = open
         .trajectory()
         .reward
@@ -51,7 +61,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     draw_sections(frame, turns, app, open);
     if let Some(outcome) = outcome {
-        draw_outcome(frame, outcome, theme, open);
+        draw_outcome(frame, outcome, theme, open, blind);
     }
     if state.tokens.is_some() {
         tokens::draw(frame, areas.pane, app, open);
@@ -60,7 +70,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
 }
 
-fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory, loading: bool) {
+/// The task, the trajectory's coordinates (only its id when labelling `blind`), its reward
+/// and stop reason, and the question.
+fn draw_header(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    open: &OpenTrajectory,
+    loading: bool,
+    blind: bool,
+) {
     if area.height == 0 {
         return;
     }
@@ -74,17 +93,19 @@ fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajecto
         ),
     )];
     let mut facts = vec![trajectory.id.short(8)];
-    if let Some(run) = &trajectory.run {
+    if blind {
+        facts.push("blind".into());
+    } else if let Some(run) = &trajectory.run {
         let run = inert(run);
         facts.push(match trajectory.policy_version {
             Some(step) => format!("{run} step {step}"),
             None => run.into_owned(),
         });
     }
-    if let Some(group) = trajectory.group {
+    if let Some(group) = trajectory.group.filter(|_| !blind) {
         facts.push(format!("group {group}"));
     }
-    if let Some(sample) = trajectory.sample {
+    if let Some(sample) = trajectory.sample.filter(|_| !blind) {
         facts.push(format!("sample {}", sample + 1));
     }
     title.push(span(
@@ -100,7 +121,7 @@ fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajecto
         };
         title.push(span(theme, tone, format!("· reward {:.2} ", reward.total)));
     }
-    if let Some(advantage) = trajectory.advantage {
+    if let Some(advantage) = trajectory.advantage.filter(|_| !blind) {
         title.push(span(
             theme,
             Tone::Muted,
@@ -154,7 +175,8 @@ fn draw_header(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajecto
     );
 }
 
-fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory) {
+/// The reward's parts and total, and the advantage (not when labelling `blind`).
+fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory, blind: bool) {
     let trajectory = open.trajectory();
     let mut lines = Vec::new();
     let columns = usize::from(area.width.saturating_sub(2));
@@ -201,7 +223,7 @@ fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTraject
             row(&format!("= {verdict}"), format!("{:.2}", reward.total)),
         )));
     }
-    if let Some(advantage) = trajectory.advantage {
+    if let Some(advantage) = trajectory.advantage.filter(|_| !blind) {
         lines.push(Line::from(span(
             theme,
             Tone::Muted,
@@ -245,12 +267,16 @@ fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory
                     let score = trajectory
                         .scores_of_step(step as u32)
                         .map(|score| score.value)
-                        .min_by(f64::total_cmp);
+                        .min_by(f64::total_cmp)
+                        .filter(|_| !app.tabs.rollouts.blind);
                     spans.push(match score {
                         Some(value) => span(theme, Tone::of_score(value), format!("{value:.2} ")),
                         None => span(theme, Tone::Dim, "  –  "),
                     });
-                    let labels: Vec<_> = trajectory.labels_of_step(step as u32).collect();
+                    let labels = shown_labels(
+                        trajectory.labels_of_step(step as u32),
+                        app.tabs.rollouts.blind,
+                    );
                     spans.extend(label_letters(theme, &labels));
                     spans
                 }
@@ -287,7 +313,8 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     };
     let mut lines: Vec<Line> = Vec::new();
     if let Section::Step(step) = content.section {
-        for score in trajectory.scores_of_step(step as u32) {
+        let blind = app.tabs.rollouts.blind;
+        for score in trajectory.scores_of_step(step as u32).filter(|_| !blind) {
             let mut spans = vec![span(theme, Tone::Muted, "PRM ")];
             spans.extend(gauge(theme, score.value, 10));
             spans.push(span(
@@ -304,7 +331,7 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
             }
             lines.push(Line::from(spans));
         }
-        let labels: Vec<_> = trajectory.labels_of_step(step as u32).collect();
+        let labels = shown_labels(trajectory.labels_of_step(step as u32), blind);
         if !labels.is_empty() {
             let mut spans = vec![span(theme, Tone::Muted, "Label ")];
             spans.extend(label_marks(theme, &labels));

@@ -54,15 +54,24 @@ pub fn decimal(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_string(), |value| format!("{value:.2}"))
 }
 
-/// The labels of a summary: confirmed in bold, suggested in italics with `?`.
-pub fn summary_labels<'a>(theme: &Theme, summary: &Summary) -> Vec<Span<'a>> {
+/// The labels of a summary: confirmed in bold, suggested in italics with `?` (not when
+/// labelling blind).
+pub fn summary_labels<'a>(theme: &Theme, summary: &Summary, blind: bool) -> Vec<Span<'a>> {
     let confirmed = summary
         .confirmed_kinds()
         .map(|kind| span(theme, Tone::Confirmed, format!("{kind} ")));
     let suggested = summary
         .suggested_kinds()
+        .filter(|_| !blind)
         .map(|kind| span(theme, Tone::Suggested, format!("{kind}? ")));
     confirmed.chain(suggested).collect()
+}
+
+/// The labels a view shows: all, or only people's when labelling blind.
+pub fn shown_labels<'a>(labels: impl Iterator<Item = &'a Label>, blind: bool) -> Vec<&'a Label> {
+    labels
+        .filter(|label| !blind || label.status == LabelStatus::Confirmed)
+        .collect()
 }
 
 /// Labels as marks: bold kind names when confirmed, italic `kind?` when suggested.
@@ -99,8 +108,12 @@ pub fn verdict_style(theme: &Theme, passed: Option<bool>) -> Style {
     }
 }
 
-/// `run·step` and `group·sample` (1-based sample) as the list shows them.
-pub fn coordinates(summary: &Summary) -> (String, String) {
+/// `run·step` and `group·sample` (1-based sample) as the list shows them (`–` when labelling
+/// blind).
+pub fn coordinates(summary: &Summary, blind: bool) -> (String, String) {
+    if blind {
+        return ("–".to_string(), "–".to_string());
+    }
     let run = summary.run.rsplit('-').next().unwrap_or(&summary.run);
     let run_step = match (summary.run.is_empty(), summary.step) {
         (true, None) => "–".to_string(),

@@ -67,7 +67,8 @@ impl RolloutsTab {
         }
         if tag == self.trajectory.tag {
             let highlighter = self.highlighter.get_or_insert_with(Default::default);
-            self.trajectory.receive(tag, &loaded, highlighter);
+            self.trajectory
+                .receive(tag, &loaded, highlighter, self.blind);
             self.refit_tokens(viewport, token_text);
         }
     }

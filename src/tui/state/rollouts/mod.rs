@@ -40,6 +40,8 @@ pub struct RolloutsTab {
     pub trajectory: TrajectoryState,
     /// The group screen.
     pub group: GroupState,
+    /// Blind labelling: runs, policies, process scores and suggested labels are not shown.
+    pub blind: bool,
     tags: Tags,
     highlighter: Option<Highlighter>,
     pending_open: Option<Tag>,
@@ -53,6 +55,7 @@ impl Default for RolloutsTab {
             list: ListState::default(),
             trajectory: TrajectoryState::default(),
             group: GroupState::default(),
+            blind: false,
             tags: Tags::default(),
             highlighter: None,
             pending_open: None,
@@ -239,7 +242,8 @@ impl RolloutsTab {
         let mut commands = Vec::new();
         if let Some(preview) = preview {
             let highlighter = self.highlighter.get_or_insert_with(Default::default);
-            self.trajectory.receive(tag, &preview, highlighter);
+            self.trajectory
+                .receive(tag, &preview, highlighter, self.blind);
             self.refit_tokens(viewport, token_text);
         } else {
             commands.push(Command::LoadTrajectory { tag, id });
@@ -308,7 +312,7 @@ impl RolloutsTab {
                 let preview = self.list.preview.as_ref()?;
                 let selected = self.list.selected()?;
                 (preview.trajectory.id == selected.id).then_some(())?;
-                let step = annotate::focus_step(&preview.trajectory)?;
+                let step = annotate::focus_step(&preview.trajectory, self.blind)?;
                 Some((&preview.trajectory, step))
             }
             Screen::Group => None,
