@@ -49,7 +49,7 @@ pub struct ListArgs {
     /// Which trajectories.
     #[command(flatten)]
     pub filter: FilterArgs,
-    /// Order by: stored, reward, turns, prm, task, step.
+    /// Order by: stored, reward, turns, prm, task, step, id (runs and policies mixed).
     #[arg(long, default_value = "stored")]
     pub sort: SortKey,
     /// Largest first.
