@@ -1,5 +1,6 @@
 //! Precision of the suggestions: the computation on constructed labels, and the figures on
-//! the hand-labelled real failures of `tests/data/curate/labelled_failures.jsonl`.
+//! the hand-labelled real failures of `tests/data/curate/labelled_failures.jsonl` and on the
+//! blind hand-labelled set of `tests/data/blind`.
 
 use crate::common::data;
 use rollscope::curate::suggest::precision::{Precision, measure};
@@ -135,4 +136,71 @@ fn precision_on_hand_labelled_real_failures() {
     // (right kind, a step early); the pencil equations in cents are an understanding error.
     assert_eq!(figures(ErrorKind::Reasoning), (7, 6, 5, 10, 6));
     assert_eq!(figures(ErrorKind::Format), (0, 0, 0, 0, 0));
+}
+
+/// The blind hand-labelled set (`tests/data/blind`, see its README): failures of a GRPO and
+/// an RS-SFT policy, shuffled by id and labelled without runs, scores or suggestions.
+fn blind_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
+    let mut trajectories = Vec::new();
+    let mut tasks = HashMap::new();
+    let report = import_file(
+        &data("blind/trajectories.jsonl"),
+        ImportOptions::default(),
+        &mut |item| {
+            match item {
+                Item::Trajectory(trajectory) => trajectories.push(*trajectory),
+                Item::Task(task) => {
+                    tasks.insert(task.id.clone(), *task);
+                }
+            }
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let labels = rollscope::curate::labels::read_labels(&data("blind/labels.jsonl")).unwrap();
+    for record in labels {
+        let trajectory = trajectories
+            .iter_mut()
+            .find(|trajectory| trajectory.id == record.trajectory)
+            .expect("every label's trajectory is in the set");
+        trajectory.labels.push(record.label());
+    }
+    (trajectories, tasks)
+}
+
+#[test]
+fn the_blind_set_is_failures_labelled_by_a_person_and_measures_the_rules() {
+    let (trajectories, tasks) = blind_set();
+    assert!(!trajectories.is_empty());
+    for trajectory in &trajectories {
+        assert_eq!(trajectory.reward.as_ref().map(|r| r.is_pass()), Some(false));
+        assert!(!trajectory.labels.is_empty(), "{}", trajectory.id);
+        assert!(trajectory.labels.iter().all(|label| {
+            label.status == LabelStatus::Confirmed
+                && label.author.as_deref() == Some("rollscope-dev")
+        }));
+        let task = trajectory.task_id.as_ref().and_then(|id| tasks.get(id));
+        assert!(task.is_some(), "{}: its task ships too", trajectory.id);
+    }
+    let runs: std::collections::BTreeSet<_> =
+        trajectories.iter().filter_map(|t| t.run.clone()).collect();
+    assert_eq!(runs.len(), 2, "two policies, shuffled together: {runs:?}");
+    let precision = measure(trajectories.iter().map(|trajectory| {
+        (
+            trajectory,
+            trajectory.task_id.as_ref().and_then(|id| tasks.get(id)),
+        )
+    }));
+    assert_eq!(precision.reviewed, trajectories.len());
+    let confirmed: usize = trajectories.iter().map(|t| t.labels.len()).sum();
+    let counted: usize = ErrorKind::ALL
+        .iter()
+        .map(|kind| precision.kind(*kind).confirmed)
+        .sum();
+    assert_eq!(counted, confirmed);
+    // The loop preset trusts suggested format labels: on this set every one is right.
+    let format = precision.kind(ErrorKind::Format);
+    assert!(format.suggested > 0);
+    assert_eq!(format.precision(), Some(1.0));
 }

@@ -133,4 +133,24 @@ fn blind_labelling_refuses_the_screens_that_would_tell() {
             .any(|command| matches!(command, Command::SaveLabel { .. })),
         "labelling works: {commands:?}"
     );
+    let mut saved = suggested(0);
+    saved.labels.push(Label {
+        step: 0,
+        kind: ErrorKind::Calculation,
+        status: LabelStatus::Confirmed,
+        note: None,
+        author: Some("ana".into()),
+        time: 2,
+    });
+    app.update(Msg::Engine(Update::LabelsSaved {
+        id: saved.id,
+        labels: saved.labels.clone(),
+        summary: Box::new(Summary::of(&saved, 0)),
+    }));
+    let notice = app.status.notice.take().expect("saved").text;
+    assert!(notice.contains("calculation"), "{notice}");
+    assert!(
+        !notice.contains("reasoning"),
+        "the suggestion stays hidden: {notice}"
+    );
 }

@@ -65,10 +65,16 @@ impl App {
                 self.tabs.rollouts.labels_saved(id, &labels, &summary);
                 self.queue.set_labelled(id, summary.confirmed != 0);
                 self.overview.stale = true;
+                let blind = self.tabs.rollouts.blind;
                 let shown: Vec<String> = summary
                     .confirmed_kinds()
                     .map(|kind| kind.to_string())
-                    .chain(summary.suggested_kinds().map(|kind| format!("{kind}?")))
+                    .chain(
+                        summary
+                            .suggested_kinds()
+                            .filter(|_| !blind)
+                            .map(|kind| format!("{kind}?")),
+                    )
                     .collect();
                 let mut text = format!(
                     "saved {}: {}",
