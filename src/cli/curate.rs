@@ -5,7 +5,7 @@ use crate::curate::select::{SelectionPreview, SelectionRules};
 use crate::curate::suggest::write_suggestions;
 use crate::curate::{AuditOptions, ExportRequest};
 use crate::formats::{ExportOptions, Format, ToolArguments};
-use crate::store::Query;
+
 use crate::trajectory::ErrorKind;
 use clap::Args;
 use std::path::PathBuf;
@@ -107,14 +107,7 @@ impl SelectArgs {
 /// `rollscope suggest`: writes suggested labels (replacing earlier suggestions).
 pub fn suggest(cli: &Cli, args: &SuggestArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let ids: Vec<_> = store
-        .query(&Query {
-            filter: args.filter.to_filter(),
-            ..Query::default()
-        })?
-        .into_iter()
-        .map(|summary| summary.id)
-        .collect();
+    let ids = store.ids(&args.filter.to_filter())?;
     let counts = write_suggestions(&store, &ids, args.dry_run)?;
     if cli.json {
         let kinds: serde_json::Map<String, serde_json::Value> = ErrorKind::ALL

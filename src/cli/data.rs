@@ -319,14 +319,7 @@ pub fn delete(cli: &Cli, args: &DeleteArgs) -> anyhow::Result<()> {
         "refusing to delete everything without --all; give a filter such as --run or --fail"
     );
     let store = cli.open_store()?;
-    let ids: Vec<_> = store
-        .query(&Query {
-            filter: filter.clone(),
-            ..Query::default()
-        })?
-        .into_iter()
-        .map(|summary| summary.id)
-        .collect();
+    let ids = store.ids(&filter)?;
     if args.dry_run {
         println!(
             "would delete {} trajectories ({})",

@@ -2,7 +2,7 @@
 
 use super::summary::Summary;
 use super::{Store, StoreResult, keys, postings};
-use crate::trajectory::{ErrorKind, LabelStatus};
+use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -264,6 +264,18 @@ pub struct Query {
 }
 
 impl Store {
+    /// The ids of the trajectories a filter matches, in stored order.
+    pub fn ids(&self, filter: &Filter) -> StoreResult<Vec<TrajectoryId>> {
+        Ok(self
+            .query(&Query {
+                filter: filter.clone(),
+                ..Query::default()
+            })?
+            .into_iter()
+            .map(|summary| summary.id)
+            .collect())
+    }
+
     /// The summaries a query selects, in its order and window.
     pub fn query(&self, query: &Query) -> StoreResult<Vec<Summary>> {
         let unsorted_window = query.sort == SortKey::Stored && !query.descending;

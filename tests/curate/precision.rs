@@ -59,21 +59,22 @@ fn precision_counts_kind_and_step_agreement_and_recall() {
 /// of their steps rated −1 by PRM800K's labelers, each kept on the path it ended; the
 /// confirmed labels and their reasons were written by hand (see the file's README).
 fn labelled_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
+    import_set("curate/labelled_failures.jsonl")
+}
+
+/// The trajectories and tasks of a file under tests/data, every record read.
+fn import_set(path: &str) -> (Vec<Trajectory>, HashMap<String, Task>) {
     let mut trajectories = Vec::new();
     let mut tasks = HashMap::new();
-    let report = import_file(
-        &data("curate/labelled_failures.jsonl"),
-        ImportOptions::default(),
-        &mut |item| {
-            match item {
-                Item::Trajectory(trajectory) => trajectories.push(*trajectory),
-                Item::Task(task) => {
-                    tasks.insert(task.id.clone(), *task);
-                }
+    let report = import_file(&data(path), ImportOptions::default(), &mut |item| {
+        match item {
+            Item::Trajectory(trajectory) => trajectories.push(*trajectory),
+            Item::Task(task) => {
+                tasks.insert(task.id.clone(), *task);
             }
-            Ok(())
-        },
-    )
+        }
+        Ok(())
+    })
     .unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     (trajectories, tasks)
@@ -141,23 +142,7 @@ fn precision_on_hand_labelled_real_failures() {
 /// The blind hand-labelled set (`tests/data/blind`, see its README): failures of a GRPO and
 /// an RS-SFT policy, shuffled by id and labelled without runs, scores or suggestions.
 fn blind_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
-    let mut trajectories = Vec::new();
-    let mut tasks = HashMap::new();
-    let report = import_file(
-        &data("blind/trajectories.jsonl"),
-        ImportOptions::default(),
-        &mut |item| {
-            match item {
-                Item::Trajectory(trajectory) => trajectories.push(*trajectory),
-                Item::Task(task) => {
-                    tasks.insert(task.id.clone(), *task);
-                }
-            }
-            Ok(())
-        },
-    )
-    .unwrap();
-    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let (mut trajectories, tasks) = import_set("blind/trajectories.jsonl");
     let labels = rollscope::curate::labels::read_labels(&data("blind/labels.jsonl")).unwrap();
     for record in labels {
         let trajectory = trajectories

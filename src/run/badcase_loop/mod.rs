@@ -21,8 +21,7 @@ use crate::curate::suggest::{SuggestionCounts, write_suggestions};
 use crate::curate::{ExportRequest, SelectionPreview, SelectionRules, export_selection};
 use crate::formats::{ExportOptions, Format};
 use crate::model::LanguageModel;
-use crate::store::{Filter, Query};
-use crate::trajectory::TrajectoryId;
+use crate::store::Filter;
 use std::path::{Path, PathBuf};
 
 /// The loop's stages, in order, for a progress display.
@@ -140,7 +139,7 @@ pub fn run_loop(
         run: Some(rollout.0.clone()),
         ..Filter::default()
     };
-    let suggestions = write_suggestions(&context.store, &run_ids(context, &filter)?, false)?;
+    let suggestions = write_suggestions(&context.store, &context.store.ids(&filter)?, false)?;
 
     on_event(LoopEvent::Stage(3));
     let selection_file = context.paths.run_dir(&rollout.0).join("selection.jsonl");
@@ -220,7 +219,7 @@ fn evaluate_all(
             run: Some(outcome.run.clone()),
             ..Filter::default()
         };
-        let errors = write_suggestions(&context.store, &run_ids(context, &filter)?, false)?;
+        let errors = write_suggestions(&context.store, &context.store.ids(&filter)?, false)?;
         on_event(LoopEvent::Evaluated(&outcome));
         outcomes.push(PolicyEval {
             eval: outcome,
@@ -228,17 +227,4 @@ fn evaluate_all(
         });
     }
     Ok(outcomes)
-}
-
-/// The ids of the trajectories a filter picks.
-fn run_ids(context: &RunContext, filter: &Filter) -> anyhow::Result<Vec<TrajectoryId>> {
-    Ok(context
-        .store
-        .query(&Query {
-            filter: filter.clone(),
-            ..Query::default()
-        })?
-        .into_iter()
-        .map(|summary| summary.id)
-        .collect())
 }
