@@ -47,6 +47,11 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
         );
         print_goals(&[grpo_goal(before.accuracy, after.accuracy)]);
     }
+    println!(
+        "next: the badcase loop on this policy (sample, label, select, RS-SFT, compare): \
+         rollscope --session {} loop --set seed={}",
+        cli.session, cli.seed
+    );
     Ok(())
 }
 
