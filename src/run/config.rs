@@ -2,7 +2,7 @@
 //! a default, so a config names only what it changes; an unknown key, in any table, is an
 //! error that names the file, the line, the table and the key probably meant.
 
-use super::badcase_loop::LoopConfig;
+use super::loop_config::LoopConfig;
 use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::config_file::from_toml;

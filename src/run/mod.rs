@@ -18,6 +18,7 @@ mod examples;
 mod grpo_run;
 mod grpo_step;
 mod lifecycle;
+mod loop_config;
 mod main_job;
 pub mod policy;
 mod record;
@@ -26,7 +27,7 @@ mod sft_run;
 pub mod sweep;
 
 pub use badcase_loop::{
-    EvalComparison, LoopConfig, LoopEvent, LoopOutcome, PolicyEval, STAGES as LOOP_STAGES, run_loop,
+    EvalComparison, LoopEvent, LoopOutcome, PolicyEval, STAGES as LOOP_STAGES, run_loop,
 };
 pub use config::{
     EvalConfig, GrpoRunConfig, ReplayConfig, RunConfig, SftConfig, SftSource, TaskConfig,
@@ -37,6 +38,7 @@ pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
 pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
 pub use grpo_run::{resume_grpo, train_grpo};
 pub use lifecycle::{RunFiles, eval_run, starting_model};
+pub use loop_config::LoopConfig;
 pub use main_job::{
     CALCULATOR_SFT_GOAL, ColdStartEvent, GRPO_GAIN_GOAL, GoalCheck, ROOM_FOR_GRPO, cold_start,
     cold_start_goals, grpo_goal, latest_sft_eval,

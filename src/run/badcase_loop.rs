@@ -5,10 +5,6 @@
 //! result is evaluated on the same held-out sets. Every stage is a run of the session, so
 //! `stats` compares the two policies' accuracy and error counts per kind.
 
-mod config;
-
-pub use config::LoopConfig;
-
 use super::config::SftSource;
 use super::control::RunEvent;
 use super::{
