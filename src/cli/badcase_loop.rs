@@ -4,12 +4,11 @@
 use super::Cli;
 use super::model::RuntimeArgs;
 use super::run_progress::{CliProgress, count_bar};
-use super::train::run_context;
+use super::train::{config_text, run_context};
 use crate::curate::SelectionRules;
 use crate::run::{
     ConfigSource, LOOP_PRESET, LOOP_STAGES, LoopEvent, LoopOutcome, run_configs, run_loop,
 };
-use anyhow::Context;
 use clap::Args;
 use indicatif::ProgressBar;
 use std::path::PathBuf;
@@ -38,17 +37,11 @@ pub struct LoopArgs {
 
 /// `rollscope loop`.
 pub fn badcase_loop(cli: &Cli, args: &LoopArgs) -> anyhow::Result<()> {
-    let (origin, text) = match &args.config {
-        Some(path) => (
-            path.display().to_string(),
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the run config {}", path.display()))?,
-        ),
-        None => (
-            "examples/loop-tiny.toml".to_string(),
-            LOOP_PRESET.to_string(),
-        ),
-    };
+    let (origin, text) = config_text(
+        args.config.as_deref(),
+        "examples/loop-tiny.toml",
+        LOOP_PRESET,
+    )?;
     let (_, mut config) = run_configs(&ConfigSource {
         origin: &origin,
         text: &text,

@@ -96,17 +96,7 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
         args.from.is_none() || kind == RunKind::Sft,
         "--from EXPORT trains on an SFT file: use it with `train sft`"
     );
-    let (path, text) = match &args.config {
-        Some(path) => (
-            path.clone(),
-            std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the run config {}", path.display()))?,
-        ),
-        None => (
-            PathBuf::from("examples/sft-tiny.toml"),
-            SFT_PRESET.to_string(),
-        ),
-    };
+    let (origin, text) = config_text(args.config.as_deref(), "examples/sft-tiny.toml", SFT_PRESET)?;
     if let Some(export) = &args.from {
         anyhow::ensure!(
             export.is_file(),
@@ -114,7 +104,6 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
             export.display()
         );
     }
-    let origin = path.display().to_string();
     let configs = run_configs(&ConfigSource {
         origin: &origin,
         text: &text,
@@ -144,6 +133,23 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
         }
     }
     report(cli, &outcomes)
+}
+
+/// The text of a run config and where it came from: the file given, else the preset
+/// compiled in from `preset_file`.
+pub(super) fn config_text(
+    path: Option<&std::path::Path>,
+    preset_file: &str,
+    preset: &str,
+) -> anyhow::Result<(String, String)> {
+    Ok(match path {
+        Some(path) => (
+            path.display().to_string(),
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the run config {}", path.display()))?,
+        ),
+        None => (preset_file.to_string(), preset.to_string()),
+    })
 }
 
 /// The run context of the CLI: the session's store and tools, a control that Ctrl-C stops.
