@@ -11,7 +11,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`trajectory`], [`text`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names, as plain serde types with no I/O. `text` holds string helpers (escaping, "did you mean"). `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
-//! | [`store`] | The session store: trajectories, tasks, labels, runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction, and [`store::search`], the full-text index (tantivy, in `store/search/`) of every message, tool call and tool result, written with each store write and rebuilt from the records when missing or behind the store's text generation. |
+//! | [`store`] | The session store: trajectories, tasks, labels (keyed by author, changed only through `store::LabelEdit`), runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction, and [`store::search`], the full-text index (tantivy, in `store/search/`) of every message, tool call and tool result, written with each store write and rebuilt from the records when missing or behind the store's text generation. [`store::Store`] is the handle everything works through: a `store::LocalStore` of this process, or the session server's ([`store::server`], one process per session over `<session>/store.sock`), both driven by the same typed requests ([`store::wire`]); change stamps (`store::ChangeStamp`) tell other processes what was written. |
 //! | [`formats`] | Reading and writing other tools' files (17 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, PRM800K, …), detection by content, metrics logs of other stacks and following them as they grow or are rewritten ([`formats::MetricsFollower`]), the chat-completions wire format (streamed chunks included). |
 //! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model (its tokenizer trained on GSM8K's train split only). The only module that knows candle's `Device`, besides [`train`]. |
 //! | [`synthetic`] | Generated GRPO-shaped rollouts for demos and benchmarks. |
@@ -21,7 +21,7 @@
 //! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, rejection-sampling selection and exports with manifests. |
 //! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start and its goals (`run::cold_start_goals`), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), the badcase loop after GRPO ([`run::badcase_loop`]: badcase pass, suggested labels, best-of-N selection, RS-SFT with replayed demonstrations, evaluation before and after), and [`run::policy`], the one rule for which model folder a command uses. |
 //! | [`bench`] | Measured speed and memory (store, full-text search, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
-//! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs. |
+//! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs, and when idle it compares the store's change stamps four times a second and says what other processes wrote (`Update::StoreChanged`). |
 //! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::search_hits` marks a search's words in an open trajectory and finds its hit turns; `tui::terminal` wires the terminal, the keymap and the engine. |
 //! | [`cli`] | Argument parsing and printing only: each command calls one library function with plain options and prints what it returns. |
 //!
@@ -29,8 +29,8 @@
 //!
 //! - `tui` → `model` (or candle): the TUI names a device only through the engine's plain
 //!   configuration; the engine turns it into load options.
-//! - `tui` → a `Store` of its own, except `tui::terminal` handing one to the engine: the UI
-//!   thread never waits on disk or a model.
+//! - `tui` → a `Store` of its own: `tui::terminal` hands the one the CLI opened to the
+//!   engine; the UI thread never waits on disk or a model.
 //! - anything → `cli`, or `clap` outside `cli`: the library takes plain options.
 //! - `trajectory` → anything: the data model depends on nothing of the crate.
 //! - `store`, `formats` → `model`, `agent`, `train` or `run`.
@@ -60,6 +60,17 @@
 //! `SelectionRules`), trains an SFT run on it with replayed demonstrations
 //! (`[sft.replay]`), and evaluates the new policy on the same sets; every stage is a run of
 //! the session, so `stats` compares the two policies.
+//!
+//! **A live session.** `cli::Cli::open_store` connects to the session's server, starting it
+//! (`rollscope session-server`, its own process group) when nothing answers on the socket;
+//! the server takes the store's lock, serves each connection on a thread of its own (peers of
+//! another uid refused, bad frames answered with errors), and exits after a minute with no
+//! client. Every `Store` method is one `store::wire::Request`: in-process it runs through
+//! `store::apply` directly, remotely the server runs the same function. A TUI's engine polls
+//! `Store::changes` while idle; the app asks again for the list (same tag, cursor kept), runs or
+//! metrics that changed. A client whose server died sends the request again to a new one
+//! (requests are idempotent); label rewrites computed from a read are compare-and-swap
+//! (`LabelEdit::Swap`, `Store::rewrite_labels`).
 //!
 //! **An import.** `formats::detect` picks the format from the content; the format's reader
 //! yields items (tasks, trajectories, labels) one record at a time, naming the file and line

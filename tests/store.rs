@@ -210,7 +210,9 @@ fn labels_update_records_summaries_and_indexes() {
         },
     );
     assert!(confirmed.iter().any(|s| s.id == target.id));
-    store.remove_labels(target.id, 1, None).unwrap();
+    store
+        .remove_labels(target.id, 1, None, Some("tester"))
+        .unwrap();
     let confirmed = all(
         &store,
         Filter {
@@ -363,4 +365,83 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
         Store::open(&path),
         Err(StoreError::NewerSchema { found: 99, .. })
     ));
+}
+
+#[test]
+fn labels_are_kept_per_author_and_rewrites_are_compare_and_swap() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 20);
+    let id = trajectories
+        .iter()
+        .find(|t| t.labels.is_empty())
+        .unwrap()
+        .id;
+    let by = |author: &str, kind, note: &str| Label {
+        step: 0,
+        kind,
+        status: LabelStatus::Confirmed,
+        note: Some(note.into()),
+        author: Some(author.into()),
+        time: 1,
+    };
+    let authors = |store: &Store| {
+        let mut found: Vec<(String, ErrorKind, String)> = store
+            .get(id)
+            .unwrap()
+            .unwrap()
+            .labels
+            .into_iter()
+            .map(|label| (label.author.unwrap(), label.kind, label.note.unwrap()))
+            .collect();
+        found.sort_by_key(|(author, kind, _)| (author.clone(), kind.index()));
+        found
+    };
+    store
+        .add_label(id, by("alice", ErrorKind::Calculation, "a1"))
+        .unwrap();
+    store
+        .add_label(id, by("bob", ErrorKind::Calculation, "b1"))
+        .unwrap();
+    store
+        .add_label(id, by("alice", ErrorKind::Calculation, "a2"))
+        .unwrap();
+    assert_eq!(
+        authors(&store),
+        [
+            ("alice".into(), ErrorKind::Calculation, "a2".into()),
+            ("bob".into(), ErrorKind::Calculation, "b1".into())
+        ],
+        "a label replaces its author's own, never a teammate's"
+    );
+    store
+        .remove_labels(id, 0, Some(ErrorKind::Calculation), Some("alice"))
+        .unwrap();
+    assert_eq!(
+        authors(&store),
+        [("bob".into(), ErrorKind::Calculation, "b1".into())]
+    );
+    let read = store.get(id).unwrap().unwrap().labels;
+    store
+        .add_label(id, by("carol", ErrorKind::Format, "c1"))
+        .unwrap();
+    let stale = rollscope::store::LabelEdit::Swap {
+        expected: read,
+        labels: Vec::new(),
+    };
+    assert!(matches!(
+        store.edit_labels(id, stale),
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(authors(&store).len(), 2, "a stale swap writes nothing");
+    let rewritten = store
+        .rewrite_labels(id, |labels| {
+            labels
+                .iter()
+                .filter(|label| label.kind != ErrorKind::Format)
+                .cloned()
+                .collect()
+        })
+        .unwrap()
+        .unwrap();
+    assert_eq!(rewritten.labels.len(), 1);
 }

@@ -177,7 +177,7 @@ fn time_query(
 }
 
 /// The value at a quantile of sorted values (nearest rank).
-fn percentile(sorted: &[f64], quantile: f64) -> f64 {
+pub(super) fn percentile(sorted: &[f64], quantile: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -185,7 +185,7 @@ fn percentile(sorted: &[f64], quantile: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn median(values: &mut [f64]) -> f64 {
+pub(super) fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     match values.len() {
         0 => 0.0,

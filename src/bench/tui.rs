@@ -3,7 +3,7 @@
 
 use super::{BenchProgress, peak_memory_bytes};
 use crate::engine::{Engine, EngineConfig, Update};
-use crate::store::Store;
+use crate::store::{ServerLauncher, Store};
 use crate::tui::{Action, App, AppConfig, Msg, view};
 use anyhow::Context;
 use ratatui::backend::CrosstermBackend;
@@ -203,7 +203,8 @@ fn ensure_store(
 }
 
 /// Makes (or reuses) the benchmark store, then drives the TUI on it through the engine with
-/// an off-screen terminal, timing start-up, frames and paging.
+/// an off-screen terminal, timing start-up (through the session server, as `rollscope tui`
+/// opens it), frames and paging.
 pub fn bench_tui(
     options: &TuiBenchOptions,
     progress: &mut dyn FnMut(BenchProgress),
@@ -223,8 +224,9 @@ pub fn bench_tui(
     )?;
 
     let start = Instant::now();
-    let store =
-        Store::open(&store_dir).with_context(|| format!("cannot open {}", store_dir.display()))?;
+    let launcher = ServerLauncher::new(&options.executable, ["session-server"]);
+    let store = Store::connect(&store_dir, launcher)
+        .with_context(|| format!("cannot open {}", store_dir.display()))?;
     let opened = start.elapsed();
     let (engine, updates) = Engine::spawn(Arc::new(store), EngineConfig::default())?;
     let mut app = App::new(AppConfig::new("bench", viewport));

@@ -4,7 +4,7 @@
 
 use super::bench_args::{
     BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
-    SearchBenchArgs, StoreBenchArgs, TuiBenchArgs,
+    SearchBenchArgs, SessionBenchArgs, StoreBenchArgs, TuiBenchArgs,
 };
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
@@ -21,6 +21,9 @@ pub enum BenchCommand {
     /// The full-text index on a generated store: build time and size, query p50/p95 for a
     /// word, a phrase and a field query, and its cost on import throughput.
     Search(SearchBenchArgs),
+    /// The session server against in-process calls (list, show, a label round trip, as
+    /// ratios), write-to-visible latency from one client to another, the server's memory.
+    Session(SessionBenchArgs),
     /// Greedy decoding tokens/s (batch 8 and batch 1), a training step and a GRPO step.
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
@@ -54,6 +57,10 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Search(args) => {
             let report = bench::bench_search(&args.options(), &mut progress_bars(PLAIN_BARS))?;
             print(json, &report, bench_print::search)
+        }
+        BenchCommand::Session(args) => {
+            let report = bench::bench_session(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_print::session)
         }
         BenchCommand::Model(args) => {
             let mut progress = progress_bars("{bar:30} {pos}/{len} runs {elapsed}");

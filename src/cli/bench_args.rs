@@ -3,7 +3,8 @@
 use super::model::RuntimeArgs;
 use crate::bench::{
     ExportBenchOptions, GrpoBenchOptions, ModelBenchOptions, ModelFigure, RolloutBenchOptions,
-    Runtime, SearchBenchOptions, StoreBenchOptions, TrainBenchOptions, TuiBenchOptions,
+    Runtime, SearchBenchOptions, SessionBenchOptions, StoreBenchOptions, TrainBenchOptions,
+    TuiBenchOptions,
 };
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -64,6 +65,32 @@ impl SearchBenchArgs {
             repeats: self.repeats,
             pairs: self.pairs,
         }
+    }
+}
+
+/// Arguments of `rollscope bench session`.
+#[derive(Debug, Args)]
+pub struct SessionBenchArgs {
+    /// Trajectories in the generated store (two copies: one in-process, one served).
+    #[arg(long, default_value_t = 2000)]
+    pub count: u64,
+    /// Interleaved pairs per operation, for the median of the ratios.
+    #[arg(long, default_value_t = 200)]
+    pub pairs: usize,
+    /// Writes timed from one client until another client's engine sees them.
+    #[arg(long, default_value_t = 40)]
+    pub latency_samples: usize,
+}
+
+impl SessionBenchArgs {
+    /// The benchmark options these flags ask for (the server is this program).
+    pub fn options(&self) -> anyhow::Result<SessionBenchOptions> {
+        Ok(SessionBenchOptions {
+            count: self.count,
+            pairs: self.pairs,
+            latency_samples: self.latency_samples,
+            executable: std::env::current_exe()?,
+        })
     }
 }
 

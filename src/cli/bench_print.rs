@@ -5,7 +5,7 @@ use super::output;
 use crate::bench::tui::{FRAME_HEIGHT, FRAME_WIDTH};
 use crate::bench::{
     ExportBenchReport, GrpoBenchReport, ModelBenchReport, RolloutBenchReport, SearchBenchReport,
-    StoreBenchReport, TrainBenchReport, TuiBenchReport,
+    SessionBenchReport, StoreBenchReport, TrainBenchReport, TuiBenchReport,
 };
 use serde_json::Value;
 
@@ -30,6 +30,31 @@ pub fn store(report: &StoreBenchReport) {
     if let Some(peak) = report.peak_memory_bytes {
         println!(
             "  peak memory               {:>10}                 (goal ≤ 300 MB)",
+            output::bytes(peak)
+        );
+    }
+}
+
+/// `bench session` as text.
+pub fn session(report: &SessionBenchReport) {
+    println!(
+        "session server benchmark · {} trajectories · through the server vs in this process",
+        report.trajectories
+    );
+    for call in &report.calls {
+        println!(
+            "  {:<36} {:>7.3} ms vs {:>7.3} ms  ({:.2}× the in-process time, median of pairs)",
+            call.what, call.served_ms, call.local_ms, call.ratio
+        );
+    }
+    println!(
+        "  write to visible in another engine   p50 {:>6.0} ms · p95 {:>6.0} ms  (goal ≤ 1,000 ms)",
+        report.visible_p50_ms, report.visible_p95_ms
+    );
+    if let (Some(rss), Some(peak)) = (report.server_rss_bytes, report.server_peak_bytes) {
+        println!(
+            "  server memory                        {} resident, {} peak",
+            output::bytes(rss),
             output::bytes(peak)
         );
     }

@@ -189,7 +189,11 @@ fn write_step_marks(out: &mut String, trajectory: &Trajectory, step: u32) -> std
             .note
             .as_deref()
             .map_or(String::new(), |note| format!(" — {note}"));
-        writeln!(out, "  label {}{mark}{note}", label.kind)?;
+        let author = label
+            .author
+            .as_deref()
+            .map_or(String::new(), |author| format!(" by {author}"));
+        writeln!(out, "  label {}{mark}{author}{note}", label.kind)?;
     }
     Ok(())
 }
@@ -225,14 +229,14 @@ pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
     let id = store.resolve(&args.id)?;
     let step = args.turn - 1;
+    let author = cli
+        .session_paths()?
+        .load_config()?
+        .annotator
+        .or_else(|| std::env::var("USER").ok());
     let saved = if args.remove {
-        store.remove_labels(id, step, Some(args.kind))?
+        store.remove_labels(id, step, Some(args.kind), author.as_deref())?
     } else {
-        let author = cli
-            .session_paths()?
-            .load_config()?
-            .annotator
-            .or_else(|| std::env::var("USER").ok());
         store.add_label(
             id,
             Label {
@@ -254,7 +258,10 @@ pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
     } else {
         let labels: Vec<String> = saved
             .labels_of_step(step)
-            .map(|label| label.kind.to_string())
+            .map(|label| match &label.author {
+                Some(author) => format!("{} ({author})", label.kind),
+                None => label.kind.to_string(),
+            })
             .collect();
         println!(
             "{id} turn {}: {} (saved)",

@@ -18,6 +18,7 @@ mod rollout;
 mod run_progress;
 mod score;
 mod serve;
+mod session_server;
 mod train;
 mod tui;
 mod watch;
@@ -145,6 +146,9 @@ pub enum Command {
     /// Open the terminal UI (also what `rollscope` alone does); `--blind` for blind
     /// labelling.
     Tui(tui::TuiArgs),
+    /// The session server every command talks to (started by them, never by hand).
+    #[command(hide = true)]
+    SessionServer(session_server::SessionServerArgs),
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
     DemoData(tui::DemoDataArgs),
 }
@@ -156,10 +160,11 @@ impl Cli {
         SessionPaths::new(&root, &self.session)
     }
 
-    /// Opens the selected session's store.
+    /// Opens the selected session's store through its session server (started when none
+    /// runs), so any number of commands and TUIs work on the session at once.
     pub fn open_store(&self) -> anyhow::Result<Store> {
         let paths = self.session_paths()?;
-        Store::open(&paths.store_dir())
+        session_server::connect(&paths.store_dir())
             .with_context(|| format!("cannot open session `{}`", paths.name))
     }
 }
@@ -196,5 +201,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Train(command)) => train::train(&cli, command),
         Some(Command::Eval(args)) => train::eval(&cli, args),
         Some(Command::Loop(args)) => badcase_loop::badcase_loop(&cli, args),
+        Some(Command::SessionServer(args)) => session_server::session_server(args),
     }
 }

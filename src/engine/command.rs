@@ -108,7 +108,8 @@ pub enum Command {
         /// The label.
         draft: LabelDraft,
     },
-    /// Removes the labels of a kind (every kind when `None`) from a step; flushed.
+    /// Removes the annotator's labels of a kind (every kind when `None`) and the suggestions
+    /// from a step; flushed.
     RemoveLabels {
         /// The trajectory.
         id: TrajectoryId,
@@ -117,11 +118,12 @@ pub enum Command {
         /// The kind, or all.
         kind: Option<ErrorKind>,
     },
-    /// Replaces a trajectory's labels as a whole (undo, notes); flushed.
+    /// Replaces the annotator's labels and the suggestions on a trajectory (undo, notes);
+    /// other people's confirmed labels stay; flushed.
     SetLabels {
         /// The trajectory.
         id: TrajectoryId,
-        /// Its labels from now on.
+        /// Its labels from now on (other people's confirmed ones are ignored).
         labels: Vec<Label>,
     },
     /// Sends every run's record (`Update::Runs`).

@@ -6,7 +6,7 @@ use super::overview::Overview;
 use super::spelling::TokenSpellings;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
 use crate::run::Phase;
-use crate::store::{Filter, Summary, TextHits};
+use crate::store::{Changed, Filter, Summary, TextHits};
 use crate::trajectory::{Label, MetricsRow, RunInfo, RunStatus, Task, Trajectory, TrajectoryId};
 
 /// What the engine is doing.
@@ -107,6 +107,9 @@ pub enum Update {
     State(EngineState),
     /// Rows of a listing (answer to `List` and `Page`).
     Window(Window),
+    /// Another writer (this engine included) changed the store: list, runs or metrics may
+    /// need asking for again. Sent by an idle engine within a fraction of a second.
+    StoreChanged(Changed),
     /// The badcase queue of a listing: (row index, id) of its unlabelled failures, in order.
     Queue {
         /// The listing.

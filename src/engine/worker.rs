@@ -7,12 +7,16 @@ use super::overview::Overview;
 use super::spelling::Spellers;
 use super::training::{Start, Training, Workspace};
 use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
-use crate::store::{Filter, Query, Store, Summary};
+use crate::store::{ChangeStamp, Filter, LabelEdit, Query, Store, Summary, is_own};
 use crate::trajectory::{Label, RunKind, RunStatus, Trajectory, TrajectoryId, now_millis};
 use anyhow::Context;
 use std::ops::Range;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::time::Duration;
+
+/// How often an idle engine looks for what other processes wrote.
+const CHANGES_POLL: Duration = Duration::from_millis(250);
 
 /// The listing the worker holds: every row of the last `List`, in order.
 struct Held {
@@ -29,6 +33,7 @@ pub(super) struct Worker {
     stored: Option<usize>,
     training: Option<Training>,
     spellers: Spellers,
+    stamp: Option<ChangeStamp>,
 }
 
 impl Worker {
@@ -41,6 +46,7 @@ impl Worker {
             stored: None,
             training: None,
             spellers: Spellers::default(),
+            stamp: None,
         }
     }
 
@@ -57,9 +63,13 @@ impl Worker {
                         self.send(Update::State(EngineState::Idle));
                         busy = false;
                     }
-                    match commands.recv() {
+                    match commands.recv_timeout(CHANGES_POLL) {
                         Ok(command) => command,
-                        Err(_) => break,
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.watch_changes();
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => break,
                     }
                 }
             };
@@ -79,6 +89,23 @@ impl Worker {
         }
         if let Some(training) = self.training.take() {
             training.finish();
+        }
+    }
+
+    /// Tells the UI what other writers changed in the store since the last look (another
+    /// process's labels, a run training elsewhere, an import).
+    fn watch_changes(&mut self) {
+        let Ok(stamp) = self.store.changes() else {
+            return;
+        };
+        if let Some(earlier) = self.stamp.replace(stamp) {
+            let changed = stamp.since(&earlier);
+            if changed.any() {
+                if changed.trajectories {
+                    self.stored = None;
+                }
+                self.send(Update::StoreChanged(changed));
+            }
         }
     }
 
@@ -108,13 +135,18 @@ impl Worker {
             Command::LoadGroup { tag, key } => self.load_group(tag, key),
             Command::SaveLabel { id, draft } => self.save_label(id, draft),
             Command::RemoveLabels { id, step, kind } => {
-                let saved = self.store.remove_labels(id, step, kind)?;
+                let author = self.config.annotator.as_deref();
+                let saved = self.store.remove_labels(id, step, kind, author)?;
                 self.labels_saved(&saved)
             }
             Command::SetLabels { id, labels } => {
-                let saved = self
-                    .store
-                    .update_trajectory(id, |trajectory| trajectory.labels = labels)?;
+                let author = self.config.annotator.clone();
+                let labels = labels
+                    .into_iter()
+                    .filter(|label| is_own(label, author.as_deref()))
+                    .collect();
+                let edit = LabelEdit::ReplaceOwn { author, labels };
+                let saved = self.store.edit_labels(id, edit)?;
                 self.labels_saved(&saved)
             }
             Command::LoadRuns => {

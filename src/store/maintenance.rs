@@ -5,7 +5,7 @@ use super::entry::Entry;
 use super::postings::PostingChanges;
 use super::summary::Summary;
 use super::write::index_prefixes;
-use super::{RECORD_LOG, Store, StoreError, StoreResult, keys, trace_codec};
+use super::{LocalStore, RECORD_LOG, StoreError, StoreResult, keys, trace_codec};
 use crate::trajectory::TrajectoryId;
 use std::path::Path;
 
@@ -14,14 +14,14 @@ use std::path::Path;
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// A migration brings a store from the version before it to its version.
-type Migration = fn(&Store) -> StoreResult<()>;
+type Migration = fn(&LocalStore) -> StoreResult<()>;
 
 /// Migrations by the version they produce. Version 0 is a store written before schema
 /// versions were recorded; its records are current but its derived data is rebuilt.
-const MIGRATIONS: &[(u32, Migration)] = &[(1, Store::rebuild_derived)];
+const MIGRATIONS: &[(u32, Migration)] = &[(1, LocalStore::rebuild_derived)];
 
 /// Sizes before and after a compaction.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CompactionReport {
     /// Bytes on disk before.
     pub before: u64,
@@ -35,7 +35,7 @@ pub struct CompactionReport {
     pub trajectories: usize,
 }
 
-impl Store {
+impl LocalStore {
     /// Checks the schema version, writes it on a new store, and migrates an old one.
     pub(super) fn check_schema(&self) -> StoreResult<()> {
         let found = match self.db.get(keys::schema_key())? {
@@ -129,7 +129,7 @@ impl Store {
 
     /// Rewrites the store into fresh files, keeping only live records, and reopens it. The
     /// old files are removed only after the copy is durable.
-    pub fn compact(self) -> StoreResult<(Store, CompactionReport)> {
+    pub fn compact(self) -> StoreResult<(LocalStore, CompactionReport)> {
         let before = self.size_on_disk()?;
         let log_before = self.blobs.len();
         let path = self.path.clone();
@@ -142,7 +142,7 @@ impl Store {
             source,
         })?;
         let trajectories = self.copy_live_into(&fresh_path)?;
-        let Store {
+        let LocalStore {
             db,
             text,
             _lock: lock,
@@ -159,7 +159,7 @@ impl Store {
         rename(&fresh_path, &path)?;
         remove_dir(&old_path)?;
         drop(lock);
-        let store = Store::open_with(&path, options)?;
+        let store = LocalStore::open_with(&path, options)?;
         let after = store.size_on_disk()?;
         let log_after = store.blobs.len();
         let report = CompactionReport {

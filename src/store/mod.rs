@@ -2,29 +2,39 @@
 //! one sled tree, written in atomic batches and flushed before anything is reported saved;
 //! beside them the full-text index of what was said (`search`), kept in step by every write.
 
+mod apply;
 mod blobs;
+mod changes;
+mod client;
 mod entry;
+mod handle;
 mod keys;
+mod labels;
+mod local;
 mod lock;
 mod maintenance;
 mod postings;
 mod query;
 mod records;
 pub mod search;
+pub mod server;
+mod socket;
 mod summary;
 mod text;
 mod trace_codec;
+pub mod wire;
 mod write;
 
+pub use changes::{ChangeStamp, Changed};
+pub use client::ServerLauncher;
+pub use handle::Store;
+pub use labels::{LabelEdit, is_own, same_labels};
+pub use local::LocalStore;
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
 pub use query::{Filter, Outcome, Query, SortKey};
 pub use search::{SearchError, TextHits, check_query};
 pub use summary::Summary;
 
-use crate::trajectory::{Trajectory, TrajectoryId};
-use blobs::BlobLog;
-use lock::{HolderLock, LockFailure};
-use search::TextIndex;
 use std::path::{Path, PathBuf};
 
 /// The cache sled may use by default: enough for lists and recent records.
@@ -89,6 +99,12 @@ pub enum StoreError {
     /// A full-text search failed: the query does not parse, or the index cannot be used.
     #[error(transparent)]
     Search(SearchError),
+    /// Another writer changed the labels first (`LabelEdit::Swap`); read them again.
+    #[error("{0}")]
+    Conflict(String),
+    /// The session server failed, refused the request, or cannot be reached.
+    #[error("session server: {0}")]
+    Server(String),
     /// A file operation failed.
     #[error("{context}: {source}")]
     Io {
@@ -120,190 +136,15 @@ impl Default for StoreOptions {
     }
 }
 
-/// An open session store, held exclusively by this process.
-pub struct Store {
-    db: sled::Db,
-    blobs: BlobLog,
-    path: PathBuf,
-    options: StoreOptions,
-    writer: std::sync::Mutex<()>,
-    text: Option<std::sync::Mutex<TextIndex>>,
-    _lock: HolderLock,
-}
-
-/// Opens sled in `dir`. Our holder lock already excludes other processes, so a sled file
-/// lock that is still held belongs to an instance of this process that was just dropped and
-/// whose flusher thread is finishing: wait for it (up to two seconds) instead of failing.
-fn open_sled(dir: &Path, options: StoreOptions) -> StoreResult<sled::Db> {
-    let config = sled::Config::new()
-        .path(dir)
-        .cache_capacity(options.cache_bytes);
-    let mut attempts = 0;
-    loop {
-        match config.open() {
-            Err(sled::Error::Io(error))
-                if attempts < 100 && error.to_string().contains("could not acquire lock") =>
-            {
-                attempts += 1;
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            result => return Ok(result?),
-        }
-    }
-}
-
-impl Store {
-    /// Opens (or creates) the store in `dir` with default options.
-    pub fn open(dir: &Path) -> StoreResult<Self> {
-        Self::open_with(dir, StoreOptions::default())
-    }
-
-    /// Opens (or creates) the store in `dir`: takes the lock, checks the schema, migrates.
-    pub fn open_with(dir: &Path, options: StoreOptions) -> StoreResult<Self> {
-        std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-            context: format!("cannot create the store folder {}", dir.display()),
-            source,
-        })?;
-        let lock = HolderLock::acquire(&lock_path(dir)).map_err(|failure| match failure {
-            LockFailure::Held(holder) => StoreError::Locked {
-                path: dir.to_path_buf(),
-                holder,
-            },
-            LockFailure::Io(source) => StoreError::Io {
-                context: format!("cannot lock the store {}", dir.display()),
-                source,
-            },
-        })?;
-        let db = open_sled(dir, options)?;
-        let blobs_path = dir.join(RECORD_LOG);
-        let blobs = BlobLog::open(&blobs_path).map_err(|source| StoreError::Io {
-            context: format!("cannot open {}", blobs_path.display()),
-            source,
-        })?;
-        let text = match options.text_index {
-            true => Some(std::sync::Mutex::new(TextIndex::open(dir)?)),
-            false => None,
-        };
-        let store = Self {
-            db,
-            blobs,
-            path: dir.to_path_buf(),
-            options,
-            writer: std::sync::Mutex::new(()),
-            text,
-            _lock: lock,
-        };
-        store.check_schema()?;
-        store.adopt_empty_text_index()?;
-        Ok(store)
-    }
-
-    /// Serialises read-modify-write sequences between threads sharing the store.
-    fn write_guard(&self) -> std::sync::MutexGuard<'_, ()> {
-        self.writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The store's folder.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Writes everything pending to disk; returns when it is durable.
-    pub fn flush(&self) -> StoreResult<()> {
-        self.db.flush()?;
-        Ok(())
-    }
-
-    /// The blob log of records and traces.
-    fn blob_log(&self) -> &BlobLog {
-        &self.blobs
-    }
-
-    /// Number of trajectories stored.
-    pub fn trajectory_count(&self) -> usize {
-        self.stored_count().unwrap_or(0) as usize
-    }
-
-    /// A trajectory with its token trace.
-    pub fn get(&self, id: TrajectoryId) -> StoreResult<Option<Trajectory>> {
-        let Some(entry) = self.entry(id)? else {
-            return Ok(None);
-        };
-        let mut trajectory = self.read_record(id, entry)?;
-        if let Some(location) = entry.trace {
-            let bytes = self.read_blob(id, location)?;
-            trajectory.token_trace =
-                Some(
-                    trace_codec::decode(&bytes).ok_or_else(|| StoreError::Corrupt {
-                        what: format!("token trace of {id}"),
-                        reason: "not a packed trace".into(),
-                    })?,
-                );
-        }
-        Ok(Some(trajectory))
-    }
-
-    /// A trajectory without its token trace (cheaper for views that do not show it).
-    pub fn get_without_trace(&self, id: TrajectoryId) -> StoreResult<Option<Trajectory>> {
-        match self.entry(id)? {
-            Some(entry) => self.read_record(id, entry).map(Some),
-            None => Ok(None),
-        }
-    }
-
-    /// Whether a trajectory has a token trace stored.
-    pub fn has_trace(&self, id: TrajectoryId) -> StoreResult<bool> {
-        Ok(self.entry(id)?.is_some_and(|entry| entry.trace.is_some()))
-    }
-
-    /// The trajectory whose id starts with the hex digits typed.
-    pub fn resolve(&self, prefix: &str) -> StoreResult<TrajectoryId> {
-        let prefix = prefix.trim().to_ascii_lowercase();
-        if let Ok(id) = prefix.parse::<TrajectoryId>()
-            && prefix.len() == 16
-        {
-            return if self.db.contains_key(keys::location_key(id))? {
-                Ok(id)
-            } else {
-                Err(StoreError::NotFound(prefix))
-            };
-        }
-        if prefix.is_empty() || prefix.parse::<TrajectoryId>().is_err() {
-            return Err(StoreError::Invalid(format!(
-                "`{prefix}` is not a trajectory id (hex digits)"
-            )));
-        }
-        let shift = 64 - 4 * prefix.len() as u32;
-        let low = u64::from_str_radix(&prefix, 16).unwrap_or_default() << shift;
-        let high = low | ((1u64 << shift) - 1);
-        let start = keys::location_key(TrajectoryId(low));
-        let end = keys::location_key(TrajectoryId(high));
-        let mut matches = self
-            .db
-            .range(start..=end)
-            .keys()
-            .take(2)
-            .collect::<Result<Vec<_>, _>>()?;
-        match matches.len() {
-            0 => Err(StoreError::NotFound(prefix)),
-            1 => Ok(TrajectoryId::from_bytes(&matches.remove(0)[1..]).unwrap_or(TrajectoryId(low))),
-            _ => Err(StoreError::Ambiguous {
-                count: self.db.range(start..=end).count(),
-                prefix,
-            }),
-        }
-    }
-
-    /// Size of the store's files on disk, in bytes (the search index included).
-    pub fn size_on_disk(&self) -> StoreResult<u64> {
-        Ok(self.db.size_on_disk()? + self.blobs.len() + self.text_index_size()?)
-    }
-}
-
+/// The lock file beside a store folder: `<session>/store.lock`.
 fn lock_path(dir: &Path) -> PathBuf {
+    sibling_file(dir, "lock")
+}
+
+/// A file beside a store folder, named after it: `<session>/store.EXTENSION`.
+fn sibling_file(dir: &Path, extension: &str) -> PathBuf {
     let mut name = dir.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
+    name.push(".");
+    name.push(extension);
     dir.with_file_name(name)
 }

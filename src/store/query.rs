@@ -1,7 +1,7 @@
 //! Filtering and sorting summaries, through the most selective index available.
 
 use super::summary::Summary;
-use super::{Store, StoreResult, keys, postings};
+use super::{LocalStore, StoreResult, keys, postings};
 use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -47,7 +47,7 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether a summary passes every condition but `full_text` (which `Store::query`
+    /// Whether a summary passes every condition but `full_text` (which `LocalStore::query`
     /// answers through the search index).
     pub fn matches(&self, summary: &Summary) -> bool {
         let run_ok = self.run.as_ref().is_none_or(|run| &summary.run == run);
@@ -249,7 +249,7 @@ impl std::str::FromStr for SortKey {
 }
 
 /// A filter, an order and a window.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Query {
     /// Which trajectories.
     pub filter: Filter,
@@ -263,7 +263,7 @@ pub struct Query {
     pub limit: Option<usize>,
 }
 
-impl Store {
+impl LocalStore {
     /// The ids of the trajectories a filter matches, in stored order.
     pub fn ids(&self, filter: &Filter) -> StoreResult<Vec<TrajectoryId>> {
         Ok(self

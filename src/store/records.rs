@@ -1,6 +1,6 @@
 //! Tasks, runs and metrics rows.
 
-use super::{Store, StoreError, StoreResult, keys};
+use super::{LocalStore, StoreError, StoreResult, keys};
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, Task};
 use serde::de::DeserializeOwned;
 
@@ -15,7 +15,7 @@ fn encode<T: serde::Serialize>(value: &T) -> StoreResult<Vec<u8>> {
     serde_json::to_vec(value).map_err(|error| StoreError::Invalid(error.to_string()))
 }
 
-impl Store {
+impl LocalStore {
     /// Stores tasks (replacing any with the same id) in one batch and flushes.
     pub fn put_tasks(&self, tasks: &[Task]) -> StoreResult<()> {
         let mut batch = sled::Batch::default();

@@ -4,7 +4,7 @@
 
 use super::entry::Entry;
 use super::search::{SearchError, TextHits, TextIndex};
-use super::{Store, StoreError, StoreResult, keys};
+use super::{LocalStore, StoreError, StoreResult, keys};
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::sync::MutexGuard;
 
@@ -13,7 +13,7 @@ pub(super) fn generation_key() -> Vec<u8> {
     keys::meta_key("text-generation")
 }
 
-impl Store {
+impl LocalStore {
     /// The text generation: how many writes have changed stored text.
     pub(super) fn text_generation(&self) -> StoreResult<u64> {
         Ok(self

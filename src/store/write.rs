@@ -3,10 +3,11 @@
 
 use super::blobs::Location;
 use super::entry::Entry;
+use super::labels::LabelEdit;
 use super::postings::PostingChanges;
 use super::summary::Summary;
-use super::{Store, StoreError, StoreResult, keys, text, trace_codec};
-use crate::trajectory::{ErrorKind, Label, LabelStatus, Trajectory, TrajectoryId};
+use super::{LocalStore, StoreError, StoreResult, keys, text, trace_codec};
+use crate::trajectory::{LabelStatus, Trajectory, TrajectoryId};
 use std::collections::HashMap;
 
 /// The index entries a summary belongs to.
@@ -69,7 +70,7 @@ fn record_bytes(trajectory: &Trajectory) -> StoreResult<Vec<u8>> {
     bytes.map_err(|error| StoreError::Invalid(format!("trajectory {}: {error}", trajectory.id)))
 }
 
-impl Store {
+impl LocalStore {
     /// Stores trajectories (replacing any with the same id) and flushes. When this returns
     /// `Ok`, every one of them is durable.
     pub fn put_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<()> {
@@ -123,11 +124,11 @@ impl Store {
     }
 
     /// Applies a change to a stored trajectory (not its token trace), re-indexes it and
-    /// flushes; returns the trajectory as saved.
+    /// flushes; returns the trajectory as saved. A change that fails writes nothing.
     pub fn update_trajectory(
         &self,
         id: TrajectoryId,
-        change: impl FnOnce(&mut Trajectory),
+        change: impl FnOnce(&mut Trajectory) -> StoreResult<()>,
     ) -> StoreResult<Trajectory> {
         let _guard = self.write_guard();
         let entry = self
@@ -136,7 +137,7 @@ impl Store {
         let mut trajectory = self.read_record(id, entry)?;
         let previous = self.summary_at(entry.seq)?;
         let said = (trajectory.messages.clone(), trajectory.task_id.clone());
-        change(&mut trajectory);
+        change(&mut trajectory)?;
         let text_changed = said != (trajectory.messages.clone(), trajectory.task_id.clone());
         let record = self.blob_log().append(&[&record_bytes(&trajectory)?])?[0];
         let mut summary = Summary::of(&trajectory, entry.seq);
@@ -157,43 +158,22 @@ impl Store {
         Ok(trajectory)
     }
 
-    /// Adds a label to a step; a confirmed label replaces a suggestion of the same kind on
-    /// the same step. Durable when it returns.
-    pub fn add_label(&self, id: TrajectoryId, label: Label) -> StoreResult<Trajectory> {
-        let steps = self
-            .get_without_trace(id)?
-            .ok_or_else(|| StoreError::NotFound(id.to_string()))?
-            .steps()
-            .len();
-        if label.step as usize >= steps.max(1) {
-            return Err(StoreError::Invalid(format!(
-                "trajectory {id} has {steps} steps; step {} does not exist",
-                label.step + 1
-            )));
+    /// Changes a trajectory's labels (`LabelEdit` says how); durable when it returns.
+    pub fn edit_labels(&self, id: TrajectoryId, edit: LabelEdit) -> StoreResult<Trajectory> {
+        if let LabelEdit::Add(label) = &edit {
+            let steps = self
+                .get_without_trace(id)?
+                .ok_or_else(|| StoreError::NotFound(id.to_string()))?
+                .steps()
+                .len();
+            if label.step as usize >= steps.max(1) {
+                return Err(StoreError::Invalid(format!(
+                    "trajectory {id} has {steps} steps; step {} does not exist",
+                    label.step + 1
+                )));
+            }
         }
-        self.update_trajectory(id, |trajectory| {
-            trajectory.labels.retain(|existing| {
-                !(existing.step == label.step
-                    && existing.kind == label.kind
-                    && (existing.status == LabelStatus::Suggested
-                        || label.status == LabelStatus::Confirmed))
-            });
-            trajectory.labels.push(label);
-        })
-    }
-
-    /// Removes the labels of a kind (every kind when `None`) from a step.
-    pub fn remove_labels(
-        &self,
-        id: TrajectoryId,
-        step: u32,
-        kind: Option<ErrorKind>,
-    ) -> StoreResult<Trajectory> {
-        self.update_trajectory(id, |trajectory| {
-            trajectory.labels.retain(|label| {
-                !(label.step == step && kind.is_none_or(|kind| label.kind == kind))
-            });
-        })
+        self.update_trajectory(id, |trajectory| edit.apply(&mut trajectory.labels))
     }
 
     /// Removes trajectories and everything indexed about them; returns how many existed.

@@ -2,6 +2,7 @@
 //! and `[` walk.
 
 use crate::engine::{Command, LabelDraft, Tag};
+use crate::store::is_own;
 use crate::trajectory::{ErrorKind, Label, LabelStatus, Trajectory, TrajectoryId};
 use std::collections::HashSet;
 
@@ -17,20 +18,30 @@ pub struct Target<'a> {
     pub step: u32,
     /// All the trajectory's labels as last saved.
     pub labels: &'a [Label],
+    /// Who is labelling: keys toggle, note and undo this author's labels only.
+    pub author: Option<&'a str>,
 }
 
 impl<'a> Target<'a> {
-    /// A target on a trajectory's step.
-    pub fn new(trajectory: &'a Trajectory, step: usize) -> Self {
+    /// A target on a trajectory's step, labelled by `author`.
+    pub fn new(trajectory: &'a Trajectory, step: usize, author: Option<&'a str>) -> Self {
         Self {
             id: trajectory.id,
             step: step as u32,
             labels: &trajectory.labels,
+            author,
         }
     }
 
     fn on_step(&self) -> impl Iterator<Item = &'a Label> + '_ {
         self.labels.iter().filter(|label| label.step == self.step)
+    }
+
+    /// The author's own confirmed labels on the step.
+    fn mine_on_step(&self) -> impl Iterator<Item = &'a Label> + '_ {
+        self.on_step().filter(|label| {
+            label.status == LabelStatus::Confirmed && label.author.as_deref() == self.author
+        })
     }
 }
 
@@ -75,11 +86,16 @@ pub struct UndoEntry {
 }
 
 impl UndoEntry {
-    /// The labels of a target as they are now.
+    /// What the author's keys act on, their labels and the suggestions, as they are now.
     pub fn of(target: &Target<'_>) -> Self {
         Self {
             id: target.id,
-            labels: target.labels.to_vec(),
+            labels: target
+                .labels
+                .iter()
+                .filter(|label| is_own(label, target.author))
+                .cloned()
+                .collect(),
         }
     }
 }
@@ -119,12 +135,10 @@ impl UndoStack {
     }
 }
 
-/// `1`–`4`: confirms a label of `kind` on the step, or removes it when it is already
-/// confirmed there (the keys toggle).
+/// `1`–`4`: confirms a label of `kind` on the step, or removes it when the author already
+/// confirmed it there (the keys toggle; a teammate's label of the kind stays).
 pub fn toggle(target: &Target<'_>, kind: ErrorKind) -> Command {
-    let confirmed = target
-        .on_step()
-        .any(|label| label.kind == kind && label.status == LabelStatus::Confirmed);
+    let confirmed = target.mine_on_step().any(|label| label.kind == kind);
     if confirmed {
         Command::RemoveLabels {
             id: target.id,
@@ -166,24 +180,15 @@ pub fn accept(target: &Target<'_>) -> Result<Vec<Command>, String> {
     }
 }
 
-/// `n`: sets the note of the step's confirmed labels (of its suggestions when none is
-/// confirmed); an empty note clears it.
+/// `n`: sets the note of the author's confirmed labels on the step; an empty note clears
+/// it.
 pub fn note(target: &Target<'_>, text: &str) -> Result<Command, String> {
-    let has_confirmed = target
-        .on_step()
-        .any(|label| label.status == LabelStatus::Confirmed);
     let mut changed = false;
-    let labels = target
+    let labels = UndoEntry::of(target)
         .labels
-        .iter()
-        .cloned()
+        .into_iter()
         .map(|mut label| {
-            let wanted = if has_confirmed {
-                LabelStatus::Confirmed
-            } else {
-                LabelStatus::Suggested
-            };
-            if label.step == target.step && label.status == wanted {
+            if label.step == target.step && label.status == LabelStatus::Confirmed {
                 label.note = (!text.is_empty()).then(|| text.to_string());
                 changed = true;
             }
@@ -197,7 +202,7 @@ pub fn note(target: &Target<'_>, text: &str) -> Result<Command, String> {
         })
     } else {
         Err(format!(
-            "t{} has no label to note; label it first with 1–4",
+            "t{} has no label of yours to note; label it first with 1–4",
             target.step + 1
         ))
     }
@@ -221,9 +226,9 @@ impl PendingNote {
     }
 }
 
-/// Whether the target's turn has a label a note can go on.
+/// Whether the target's turn has a label of the author's a note can go on.
 pub fn has_label(target: &Target<'_>) -> bool {
-    target.on_step().next().is_some()
+    target.mine_on_step().next().is_some()
 }
 
 /// The unlabelled failures of the current listing, walked with `]` and `[`.

@@ -44,15 +44,14 @@ pub fn session_app_config(paths: &SessionPaths, viewport: Rect) -> anyhow::Resul
     Ok(app_config)
 }
 
-/// Opens the TUI on a session and runs it until the user quits; `blind` opens it for blind
-/// labelling (`AppConfig::blind`).
-pub fn run(paths: &SessionPaths, blind: bool) -> anyhow::Result<()> {
+/// Opens the TUI on a session's store and runs it until the user quits; `blind` opens it for
+/// blind labelling (`AppConfig::blind`).
+pub fn run(paths: &SessionPaths, store: Store, blind: bool) -> anyhow::Result<()> {
     let session = paths.load_config()?;
     let mut config = session_app_config(paths, Rect::default())?;
     config.blind = blind;
-    let store = Store::open(&paths.store_dir())
-        .with_context(|| format!("cannot open session `{}`", paths.name))?;
     let annotator = session.annotator.or_else(|| std::env::var("USER").ok());
+    config.annotator = annotator.clone();
     let engine_config = EngineConfig {
         annotator,
         session: Some(paths.clone()),

@@ -342,7 +342,7 @@ fn suggestions_replace_earlier_ones_and_never_people_s_labels() {
     };
     let unchanged = merge_suggestions(&merged, vec![fresh(0, ErrorKind::Calculation, "x"), later]);
     assert!(
-        rollscope::curate::suggest::same_labels(&unchanged, &merged),
+        rollscope::store::same_labels(&unchanged, &merged),
         "an identical suggestion keeps its time"
     );
 }

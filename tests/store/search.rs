@@ -145,11 +145,9 @@ fn rewrites_and_deletes_leave_no_duplicate_or_stale_hit() {
         .put_trajectories(&[rewritten.clone(), rewritten])
         .unwrap();
     assert_eq!(ids(&store, "plums"), [2], "the same id twice in one batch");
-    store
-        .update_trajectory(TrajectoryId(1), |trajectory| {
-            trajectory.messages[0].content = "Tom has 17 kiwis.".into();
-        })
-        .unwrap();
+    let mut edited = store.get(TrajectoryId(1)).unwrap().unwrap();
+    edited.messages[0].content = "Tom has 17 kiwis.".into();
+    store.put_trajectories(&[edited]).unwrap();
     assert_eq!(ids(&store, "kiwis"), [1]);
     assert_eq!(ids(&store, "apples"), Vec::<u64>::new());
     store.delete_trajectories(&[TrajectoryId(3)]).unwrap();

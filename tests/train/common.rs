@@ -102,6 +102,14 @@ pub fn session(root: &Path) -> SessionPaths {
     paths
 }
 
+/// The session's store through its server: what a test reads after running the binary,
+/// whose server may still hold the store.
+pub fn served_store(paths: &SessionPaths) -> Store {
+    let launcher =
+        rollscope::store::ServerLauncher::new(env!("CARGO_BIN_EXE_rollscope"), ["session-server"]);
+    Store::connect(&paths.store_dir(), launcher).unwrap()
+}
+
 /// A run context over the session: its store, tools and a fresh control.
 pub fn context(paths: &SessionPaths) -> RunContext {
     let store = Arc::new(Store::open(&paths.store_dir()).unwrap());

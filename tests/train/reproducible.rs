@@ -7,7 +7,7 @@
 
 use super::common::session;
 use rollscope::session::SessionPaths;
-use rollscope::store::{Filter, Query, Store};
+use rollscope::store::{Filter, Query};
 use rollscope::trajectory::metric;
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -91,7 +91,7 @@ fn train_twice(kind: &str, config: &str) -> Vec<(tempfile::TempDir, SessionPaths
 
 /// Every metrics row of the run as `step → name → bits`, wall-clock figures left out.
 fn metric_bits(paths: &SessionPaths, run: &str) -> BTreeMap<u64, BTreeMap<String, u64>> {
-    let store = Store::open(&paths.store_dir()).unwrap();
+    let store = super::common::served_store(paths);
     store
         .metrics(run)
         .unwrap()
@@ -113,7 +113,7 @@ fn metric_bits(paths: &SessionPaths, run: &str) -> BTreeMap<u64, BTreeMap<String
 type Traces = BTreeMap<(Option<u64>, Option<u32>), (Vec<u32>, Vec<u32>)>;
 
 fn trace_bits(paths: &SessionPaths, run: &str) -> Traces {
-    let store = Store::open(&paths.store_dir()).unwrap();
+    let store = super::common::served_store(paths);
     let query = Query {
         filter: Filter {
             run: Some(run.to_string()),

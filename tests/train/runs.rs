@@ -315,7 +315,7 @@ fn a_killed_grpo_run_resumes_without_lost_or_duplicated_rows_or_trajectories() {
         "{}",
         String::from_utf8_lossy(&status.stderr)
     );
-    let store = Store::open(&paths.store_dir()).unwrap();
+    let store = super::common::served_store(&paths);
     assert_eq!(metric_steps(&store, run), vec![0, 1, 2, 3, 4, 5]);
     assert_eq!(jsonl_steps(&files.metrics()), vec![0, 1, 2, 3, 4, 5]);
     let trained = run_trajectories(&store, run);

@@ -5,8 +5,7 @@
 //! when asked: `Prefer::Theirs` takes their labels for that step, `Prefer::Ours` keeps ours.
 
 use super::LabelRecord;
-use crate::curate::suggest::same_labels;
-use crate::store::Store;
+use crate::store::{Store, same_labels};
 use crate::trajectory::{Label, TrajectoryId};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -159,13 +158,21 @@ pub fn merge_labels(
             records.into_iter().partition(|record| record.step < steps);
         report.bad_steps.extend(bad.into_iter().cloned());
         let theirs: Vec<Label> = good.iter().map(|record| record.label()).collect();
-        let merged = plan_merge(id, &trajectory.labels, &theirs, prefer, &mut report);
+        let mut tally = MergeReport::default();
+        let mut plan = |ours: &[Label]| {
+            tally = MergeReport::default();
+            plan_merge(id, ours, &theirs, prefer, &mut tally)
+        };
+        let merged = plan(&trajectory.labels);
         if !same_labels(&merged, &trajectory.labels) {
             report.changed += 1;
             if !dry_run {
-                store.update_trajectory(id, |trajectory| trajectory.labels = merged)?;
+                store.rewrite_labels(id, &mut plan)?;
             }
         }
+        report.added += tally.added;
+        report.identical += tally.identical;
+        report.conflicts.append(&mut tally.conflicts);
     }
     Ok(report)
 }

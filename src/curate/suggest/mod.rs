@@ -99,10 +99,3 @@ pub fn merge_suggestions(existing: &[Label], suggestions: Vec<Label>) -> Vec<Lab
     }
     labels
 }
-
-/// Whether two label lists hold the same labels, in any order.
-pub fn same_labels(a: &[Label], b: &[Label]) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|label| b.contains(label))
-        && b.iter().all(|label| a.contains(label))
-}

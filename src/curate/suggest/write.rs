@@ -1,9 +1,10 @@
 //! Suggestions written into the store: the rules run on a set of trajectories and each one's
 //! suggested labels replace the suggester's earlier ones (people's labels stay).
 
-use super::{merge_suggestions, same_labels, suggest};
+use super::{merge_suggestions, suggest};
 use crate::curate::{TaskIndex, map_records};
 use crate::store::Store;
+use crate::store::same_labels;
 use crate::trajectory::{ErrorKind, TrajectoryId, now_millis};
 use serde::Serialize;
 
@@ -66,9 +67,8 @@ pub fn write_suggestions(
         if changed {
             counts.changed += 1;
             if !dry_run {
-                store.update_trajectory(id, |trajectory| {
-                    trajectory.labels = merge_suggestions(&trajectory.labels, suggestions);
-                })?;
+                store
+                    .rewrite_labels(id, |labels| merge_suggestions(labels, suggestions.clone()))?;
             }
         }
     }

@@ -48,7 +48,7 @@ pub enum SearchError {
 }
 
 /// The words of a query to highlight, and the messages of one trajectory it matches.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TextHits {
     /// Messages that match, by position, in order.
     pub messages: Vec<usize>,

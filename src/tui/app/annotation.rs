@@ -62,7 +62,7 @@ impl App {
             self.notify("nothing to note here: open a trajectory");
             return Vec::new();
         };
-        let target = Target::new(trajectory, step);
+        let target = Target::new(trajectory, step, self.annotator.as_deref());
         if annotate::has_label(&target) {
             return self
                 .with_target(|target| annotate::note(target, text).map(|command| vec![command]));
@@ -93,7 +93,7 @@ impl App {
             self.notify("nothing to label here: select or open a trajectory");
             return Vec::new();
         };
-        let target = Target::new(trajectory, step);
+        let target = Target::new(trajectory, step, self.annotator.as_deref());
         let before = UndoEntry::of(&target);
         match change(&target) {
             Ok(commands) => {

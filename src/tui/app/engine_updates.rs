@@ -17,6 +17,15 @@ impl App {
                 }
                 self.tabs.rollouts.receive_window(window)
             }
+            Update::StoreChanged(changed) => {
+                let mut commands = Vec::new();
+                if changed.trajectories || changed.labels {
+                    self.overview.stale = true;
+                    commands.extend(self.tabs.rollouts.list.recount());
+                }
+                commands.extend(self.tabs.runs.store_changed(changed.runs, changed.metrics));
+                commands
+            }
             Update::Queue { tag, entries } => {
                 if tag == self.tabs.rollouts.list.tag {
                     self.queue.receive(tag, entries);

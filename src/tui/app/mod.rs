@@ -63,6 +63,8 @@ pub struct AppConfig {
     /// Blind labelling: only failures, in id order, without runs, policies, process scores
     /// or suggested labels; the Rollouts tab only.
     pub blind: bool,
+    /// Who labels: `1`–`4`, `n` and `u` act on this author's labels only.
+    pub annotator: Option<String>,
 }
 
 impl AppConfig {
@@ -76,6 +78,7 @@ impl AppConfig {
             token_text: Box::new(TokenIds),
             viewport,
             blind: false,
+            annotator: None,
         }
     }
 }
@@ -84,6 +87,8 @@ impl AppConfig {
 pub struct App {
     /// The session's name.
     pub session: String,
+    /// Who labels (`AppConfig::annotator`).
+    pub annotator: Option<String>,
     /// The tab shown.
     pub tab: Tab,
     /// Each tab's state.
@@ -121,6 +126,7 @@ impl App {
     pub fn new(config: AppConfig) -> Self {
         let mut app = Self {
             session: config.session,
+            annotator: config.annotator,
             tab: Tab::Rollouts,
             tabs: Tabs::default(),
             overview: OverviewState::default(),

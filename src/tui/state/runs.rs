@@ -225,6 +225,20 @@ impl RunsTab {
         }
     }
 
+    /// What to ask for again after another writer changed run records or metrics rows: the
+    /// run list (the selection stays on its run) and the shown runs' rows.
+    pub fn store_changed(&self, runs: bool, metrics: bool) -> Vec<Command> {
+        let mut commands = Vec::new();
+        if runs {
+            commands.push(Command::LoadRuns);
+        }
+        if metrics {
+            let shown = self.metrics_run.iter().chain(self.overlay_run.iter());
+            commands.extend(shown.map(|run| Command::LoadMetrics { run: run.clone() }));
+        }
+        commands
+    }
+
     /// Asks for the run list again, and the selected run's metrics after it.
     pub fn refresh(&mut self) -> Vec<Command> {
         self.metrics_run = None;

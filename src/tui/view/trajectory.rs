@@ -334,8 +334,19 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         let labels = shown_labels(trajectory.labels_of_step(step as u32), blind);
         if !labels.is_empty() {
             let mut spans = vec![span(theme, Tone::Muted, "Label ")];
-            spans.extend(label_marks(theme, &labels));
             for label in &labels {
+                spans.extend(label_marks(theme, &[label]));
+                if let Some(author) = &label.author {
+                    spans.push(span(
+                        theme,
+                        Tone::Muted,
+                        format!(
+                            "({}, {}) ",
+                            inert(&clip(author, 24)),
+                            label_time(label.time)
+                        ),
+                    ));
+                }
                 if let Some(note) = &label.note {
                     spans.push(span(
                         theme,
@@ -407,4 +418,11 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     let block = pane(theme, Line::from(span(theme, Tone::Accent, title)), true)
         .title_bottom(Line::from(span(theme, Tone::Muted, position)).right_aligned());
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// When a label was set, in UTC, as `12-01 21:50`.
+fn label_time(millis: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(millis).map_or_else(String::new, |time| {
+        time.format("%m-%d %H:%M UTC").to_string()
+    })
 }

@@ -1,0 +1,13 @@
+//! Live sessions: one server per session and any number of processes on it, real processes
+//! throughout (the `rollscope` binary starts the servers), faults, hostile frames.
+
+#[path = "session/common.rs"]
+mod common;
+#[path = "session/concurrent.rs"]
+mod concurrent;
+#[path = "session/faults.rs"]
+mod faults;
+#[path = "session/hostile.rs"]
+mod hostile;
+#[path = "session/live.rs"]
+mod live;
