@@ -13,8 +13,9 @@ use std::path::PathBuf;
 pub enum LabelsCommand {
     /// Write the labels of the trajectories a filter selects as JSONL.
     Export(LabelsExportArgs),
-    /// Merge a label file into the session: identical labels are skipped, new ones added,
-    /// conflicts listed (and resolved only with --prefer).
+    /// Merge a label file into the session per author: a teammate's labels go beside yours,
+    /// identical ones are skipped, and a label that differs from the stored one of its author,
+    /// step and kind is a conflict, listed (and resolved only with --prefer).
     Import(LabelsImportArgs),
 }
 

@@ -2,9 +2,25 @@
 //! that shows the store (another TUI, another client of the same server) notices new
 //! trajectories, labels, tasks, runs and metrics rows by comparing two stamps.
 
-use super::wire::Writes;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The part of the store a request writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writes {
+    /// A read.
+    Nothing,
+    /// Trajectories stored, replaced or removed.
+    Trajectories,
+    /// Labels changed.
+    Labels,
+    /// Tasks stored.
+    Tasks,
+    /// A run record stored.
+    Runs,
+    /// Metrics rows stored or removed.
+    Metrics,
+}
 
 /// What had been written when the stamp was taken.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

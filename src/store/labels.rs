@@ -46,16 +46,7 @@ impl LabelEdit {
     /// Applies the change to a trajectory's labels.
     pub fn apply(self, labels: &mut Vec<Label>) -> StoreResult<()> {
         match self {
-            Self::Add(label) => {
-                labels.retain(|existing| {
-                    let same_place = existing.step == label.step && existing.kind == label.kind;
-                    !(same_place
-                        && (existing.author == label.author
-                            || (existing.status == LabelStatus::Suggested
-                                && label.status == LabelStatus::Confirmed)))
-                });
-                labels.push(label);
-            }
+            Self::Add(label) => add_label(labels, label),
             Self::Remove { step, kind, author } => labels.retain(|label| {
                 let here = label.step == step && kind.is_none_or(|kind| label.kind == kind);
                 !(here && (label.author == author || label.status == LabelStatus::Suggested))
@@ -87,6 +78,19 @@ impl LabelEdit {
         }
         Ok(())
     }
+}
+
+/// Adds a label in place of its author's label of the same step and kind; a confirmed label
+/// also replaces the suggestions of its kind on its step (`LabelEdit::Add`).
+pub fn add_label(labels: &mut Vec<Label>, label: Label) {
+    labels.retain(|existing| {
+        let same_place = existing.step == label.step && existing.kind == label.kind;
+        !(same_place
+            && (existing.author == label.author
+                || (existing.status == LabelStatus::Suggested
+                    && label.status == LabelStatus::Confirmed)))
+    });
+    labels.push(label);
 }
 
 /// Whether an author's keys act on a label: their own, or a suggestion.

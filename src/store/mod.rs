@@ -25,10 +25,10 @@ mod trace_codec;
 pub mod wire;
 mod write;
 
-pub use changes::{ChangeStamp, Changed};
+pub use changes::{ChangeStamp, Changed, Writes};
 pub use client::ServerLauncher;
 pub use handle::Store;
-pub use labels::{LabelEdit, is_own, same_labels};
+pub use labels::{LabelEdit, add_label, is_own, same_labels};
 pub use local::LocalStore;
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
 pub use query::{Filter, Outcome, Query, SortKey};

@@ -4,7 +4,7 @@
 //! The same `Request` values drive a store opened in this process (`apply` runs them
 //! directly) and one served by another process, so the two paths cannot drift apart.
 
-use super::changes::ChangeStamp;
+use super::changes::{ChangeStamp, Writes};
 use super::labels::LabelEdit;
 use super::{CompactionReport, Filter, Query, StoreError, Summary, TextHits};
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, Task, Trajectory, TrajectoryId};
@@ -125,23 +125,6 @@ impl Request<'_> {
             _ => Writes::Nothing,
         }
     }
-}
-
-/// The part of the store a request writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Writes {
-    /// A read.
-    Nothing,
-    /// Trajectories stored, replaced or removed.
-    Trajectories,
-    /// Labels changed.
-    Labels,
-    /// Tasks stored.
-    Tasks,
-    /// A run record stored.
-    Runs,
-    /// Metrics rows stored or removed.
-    Metrics,
 }
 
 /// The answer to a request.

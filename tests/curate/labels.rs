@@ -1,5 +1,6 @@
-//! Labels that travel: JSONL out and back, and merges that skip what is known, add what is
-//! new and list conflicts without overwriting them unless asked.
+//! Labels that travel: JSONL out and back, and merges per author that skip what is known, add
+//! a teammate's labels beside ours and list one author's conflicts without overwriting them
+//! unless asked.
 
 use crate::common::{apples, rollout, store};
 use rollscope::curate::labels::{
@@ -30,7 +31,7 @@ use ErrorKind::*;
 use LabelStatus::*;
 
 #[test]
-fn merges_skip_identical_add_new_and_list_conflicts() {
+fn merges_add_teammates_labels_beside_ours_and_list_one_authors_conflicts() {
     let id = TrajectoryId(1);
     let ours = vec![
         label(0, Calculation, Confirmed, Some("17+25"), "ana"),
@@ -40,49 +41,47 @@ fn merges_skip_identical_add_new_and_list_conflicts() {
     let theirs = vec![
         label(0, Calculation, Confirmed, Some("17+25"), "ben"),
         label(1, Reasoning, Confirmed, None, "ben"),
-        label(1, Understanding, Confirmed, None, "ben"),
+        label(1, Reasoning, Confirmed, None, "ben"),
         label(2, Format, Confirmed, Some("no marker"), "ben"),
         label(3, Calculation, Suggested, None, "ben"),
     ];
     let mut report = MergeReport::default();
     let merged = plan_merge(id, &ours, &theirs, None, &mut report);
     assert_eq!(
-        report.identical, 2,
-        "step 0 and step 1's reasoning are the same"
+        (report.added, report.identical),
+        (4, 0),
+        "every label of ben's is his own, beside ana's (the repeated one once)"
     );
-    assert_eq!(
-        report.added, 2,
-        "understanding beside our reasoning, and step 3"
-    );
-    assert_eq!(report.conflicts.len(), 1);
-    let conflict = &report.conflicts[0];
-    assert_eq!((conflict.step, conflict.resolution), (2, "unresolved"));
-    assert_eq!(conflict.ours[0].status, Suggested);
-    assert_eq!(conflict.theirs[0].status, Confirmed);
-    assert_eq!(merged.len(), 5);
+    assert!(report.conflicts.is_empty(), "two authors never conflict");
+    assert_eq!(merged.len(), 6);
+    assert!(merged.contains(&ours[0]) && merged.contains(&theirs[0]));
     assert!(
-        merged.contains(&ours[2]),
-        "nothing overwritten without --prefer"
+        !merged.contains(&ours[2]),
+        "ben's confirmed format replaces the rules' suggestion, as a typed label does"
     );
 
+    let edited = vec![
+        label(0, Calculation, Confirmed, Some("17+25"), "ana"),
+        label(1, Reasoning, Confirmed, Some("skipped a step"), "ana"),
+    ];
     let mut report = MergeReport::default();
-    let taken = plan_merge(id, &ours, &theirs, Some(Prefer::Theirs), &mut report);
-    assert!(taken.contains(&theirs[3]) && !taken.contains(&ours[2]));
+    let merged = plan_merge(id, &ours, &edited, None, &mut report);
+    assert_eq!((report.identical, report.added), (1, 0));
+    assert_eq!(report.conflicts.len(), 1, "ana's own label, edited since");
+    let conflict = &report.conflicts[0];
+    assert_eq!((conflict.step, conflict.resolution), (1, "unresolved"));
+    assert_eq!(conflict.ours[0].note, None);
+    assert_eq!(conflict.theirs[0].note.as_deref(), Some("skipped a step"));
+    assert_eq!(merged, ours, "nothing overwritten without --prefer");
+
+    let mut report = MergeReport::default();
+    let taken = plan_merge(id, &ours, &edited, Some(Prefer::Theirs), &mut report);
+    assert!(taken.contains(&edited[1]) && !taken.contains(&ours[1]));
     assert_eq!(report.conflicts[0].resolution, "took theirs");
     let mut report = MergeReport::default();
-    let kept = plan_merge(id, &ours, &theirs, Some(Prefer::Ours), &mut report);
-    assert!(kept.contains(&ours[2]) && !kept.contains(&theirs[3]));
-
-    let disagree = vec![label(0, Reasoning, Confirmed, None, "ben")];
-    let mut report = MergeReport::default();
-    let merged = plan_merge(id, &ours, &disagree, None, &mut report);
-    assert_eq!(
-        report.conflicts.len(),
-        1,
-        "another kind where we put calculation"
-    );
-    assert_eq!(report.added, 0);
-    assert_eq!(merged, ours);
+    let kept = plan_merge(id, &ours, &edited, Some(Prefer::Ours), &mut report);
+    assert_eq!(kept, ours);
+    assert_eq!(report.conflicts[0].resolution, "kept ours");
 }
 
 #[test]
@@ -123,7 +122,10 @@ fn labels_export_then_import_into_another_session() {
 
     let (_teammate_dir, teammate) = crate::common::store();
     let mut theirs = mine.clone();
-    theirs.labels = vec![label(0, Calculation, Confirmed, Some("off by one"), "ben")];
+    theirs.labels = vec![
+        label(0, Calculation, Confirmed, Some("off by one"), "ben"),
+        label(0, Calculation, Confirmed, Some("an older note"), "ana"),
+    ];
     teammate.put_trajectories(&[theirs, other.clone()]).unwrap();
     let dry = merge_labels(&teammate, &read, None, true).unwrap();
     assert_eq!(dry.changed, 1);
@@ -137,7 +139,11 @@ fn labels_export_then_import_into_another_session() {
     );
     let report = merge_labels(&teammate, &read, None, false).unwrap();
     assert_eq!((report.read, report.added, report.identical), (4, 1, 0));
-    assert_eq!(report.conflicts.len(), 1, "the same kind with another note");
+    assert_eq!(
+        report.conflicts.len(),
+        1,
+        "ana's label with another note than ana's stored one"
+    );
     assert_eq!(report.missing, [TrajectoryId(0xdead)]);
     assert_eq!(
         report.bad_steps.len(),
@@ -162,7 +168,19 @@ fn labels_export_then_import_into_another_session() {
     let again = merge_labels(&teammate, &read, Some(Prefer::Theirs), false).unwrap();
     assert_eq!(again.identical, 1);
     let stored = teammate.get_without_trace(mine.id).unwrap().unwrap();
-    assert_eq!(stored.labels[0].note.as_deref(), Some("43 is wrong"));
+    let notes: Vec<(Option<&str>, Option<&str>)> = stored
+        .labels
+        .iter()
+        .map(|label| (label.author.as_deref(), label.note.as_deref()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (Some("ben"), Some("off by one")),
+            (Some("ana"), Some("43 is wrong"))
+        ],
+        "ana's label took its exported note; ben's stayed"
+    );
 
     std::fs::write(&path, "{\"trajectory\": \"0000000000000001\"}\n").unwrap();
     let error = format!("{:#}", read_labels(&path).unwrap_err());

@@ -1,11 +1,13 @@
-//! Merging a teammate's labels into a store. Per trajectory and step: a label equal in kind,
-//! status and note to one of ours is skipped; a label of a kind we did not put there is added
-//! when we have no label there that they lack; anything else is a conflict (the same kind
-//! with another status or note, or another kind where we disagree), listed, and resolved only
-//! when asked: `Prefer::Theirs` takes their labels for that step, `Prefer::Ours` keeps ours.
+//! Merging a teammate's labels into a store, per author: a label is keyed by trajectory,
+//! step, kind and author (`store::LabelEdit`), so a teammate's label is added beside ours,
+//! never in place of it (a confirmed one replaces the rules' suggestion of its kind, as a
+//! label typed in the TUI does). One equal in status and note to the stored label of its key
+//! is skipped; one that differs (the same author's label edited since) is a conflict, listed,
+//! and resolved only when asked: `Prefer::Theirs` takes theirs, `Prefer::Ours` keeps ours.
+//! How far two authors agree is the analysis's business, not the merge's.
 
 use super::LabelRecord;
-use crate::store::{Store, same_labels};
+use crate::store::{Store, add_label, same_labels};
 use crate::trajectory::{Label, TrajectoryId};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -20,7 +22,7 @@ pub enum Prefer {
     Theirs,
 }
 
-/// Two sets of labels that disagree on one step.
+/// Two versions of one author's label of a kind on a step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Conflict {
     /// The trajectory.
@@ -62,64 +64,41 @@ pub fn plan_merge(
     prefer: Option<Prefer>,
     report: &mut MergeReport,
 ) -> Vec<Label> {
-    let mut steps: BTreeMap<u32, Vec<&Label>> = BTreeMap::new();
+    let same_key =
+        |a: &Label, b: &Label| a.step == b.step && a.kind == b.kind && a.author == b.author;
+    let mut result = ours.to_vec();
+    let mut seen: Vec<&Label> = Vec::new();
     for label in theirs {
-        let entry = steps.entry(label.step).or_default();
-        if !entry.iter().any(|seen| same_label(seen, label)) {
-            entry.push(label);
+        if seen.iter().any(|earlier| same_key(earlier, label)) {
+            continue;
         }
-    }
-    let mut result: Vec<Label> = ours
-        .iter()
-        .filter(|label| !steps.contains_key(&label.step))
-        .cloned()
-        .collect();
-    for (step, their_labels) in steps {
-        let our_labels: Vec<&Label> = ours.iter().filter(|label| label.step == step).collect();
-        let we_lack_nothing = our_labels
-            .iter()
-            .all(|ours| their_labels.iter().any(|theirs| theirs.kind == ours.kind));
-        let mut added = Vec::new();
-        let mut disputed = Vec::new();
-        let mut identical = 0;
-        for &label in &their_labels {
-            match our_labels.iter().find(|ours| ours.kind == label.kind) {
-                Some(ours) if same_label(ours, label) => identical += 1,
-                Some(_) => disputed.push(label),
-                None if we_lack_nothing => added.push(label),
-                None => disputed.push(label),
-            }
-        }
-        report.identical += identical;
-        let resolution = match (disputed.is_empty(), prefer) {
-            (true, _) => None,
-            (false, None) => Some("unresolved"),
-            (false, Some(Prefer::Ours)) => Some("kept ours"),
-            (false, Some(Prefer::Theirs)) => Some("took theirs"),
+        seen.push(label);
+        let Some(stored) = ours.iter().find(|stored| same_key(stored, label)) else {
+            add_label(&mut result, label.clone());
+            report.added += 1;
+            continue;
         };
-        if resolution == Some("took theirs") {
-            result.extend(their_labels.iter().map(|label| (*label).clone()));
-            report.added += their_labels.len() - identical;
-        } else {
-            result.extend(our_labels.iter().map(|label| (*label).clone()));
-            result.extend(added.iter().map(|label| (*label).clone()));
-            report.added += added.len();
+        if same_label(stored, label) {
+            report.identical += 1;
+            continue;
         }
-        if let Some(resolution) = resolution {
-            report.conflicts.push(Conflict {
-                trajectory: id,
-                step,
-                ours: our_labels
-                    .iter()
-                    .map(|label| LabelRecord::of(id, label))
-                    .collect(),
-                theirs: disputed
-                    .iter()
-                    .map(|label| LabelRecord::of(id, label))
-                    .collect(),
-                resolution,
-            });
+        let resolution = match prefer {
+            None => "unresolved",
+            Some(Prefer::Ours) => "kept ours",
+            Some(Prefer::Theirs) => "took theirs",
+        };
+        if prefer == Some(Prefer::Theirs) {
+            result.retain(|kept| !same_key(kept, label));
+            result.push(label.clone());
+            report.added += 1;
         }
+        report.conflicts.push(Conflict {
+            trajectory: id,
+            step: label.step,
+            ours: vec![LabelRecord::of(id, stored)],
+            theirs: vec![LabelRecord::of(id, label)],
+            resolution,
+        });
     }
     result.sort_by_key(|label| label.step);
     result
