@@ -73,7 +73,7 @@ pub fn bench_session(
         generate(dir, options.count)?;
     }
     let local = Store::open(&local_dir)?;
-    let launcher = ServerLauncher::new(&options.executable, ["session-server"]);
+    let launcher = ServerLauncher::rollscope(&options.executable);
     let served = Store::connect(&served_dir, launcher.clone())?;
     let ids = local.ids(&Filter::default())?;
     anyhow::ensure!(!ids.is_empty(), "the generated store is empty");

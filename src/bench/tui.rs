@@ -224,7 +224,7 @@ pub fn bench_tui(
     )?;
 
     let start = Instant::now();
-    let launcher = ServerLauncher::new(&options.executable, ["session-server"]);
+    let launcher = ServerLauncher::rollscope(&options.executable);
     let store = Store::connect(&store_dir, launcher)
         .with_context(|| format!("cannot open {}", store_dir.display()))?;
     let opened = start.elapsed();

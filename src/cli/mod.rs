@@ -147,7 +147,7 @@ pub enum Command {
     /// labelling.
     Tui(tui::TuiArgs),
     /// The session server every command talks to (started by them, never by hand).
-    #[command(hide = true)]
+    #[command(name = crate::store::SERVER_SUBCOMMAND, hide = true)]
     SessionServer(session_server::SessionServerArgs),
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
     DemoData(tui::DemoDataArgs),

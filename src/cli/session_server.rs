@@ -8,9 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The hidden subcommand's name, as launchers pass it.
-const SUBCOMMAND: &str = "session-server";
-
 /// `rollscope session-server`.
 #[derive(Debug, Args)]
 pub struct SessionServerArgs {
@@ -40,7 +37,7 @@ pub fn connect(dir: &Path) -> anyhow::Result<Store> {
     let program = std::env::current_exe().map_err(|error| {
         anyhow::anyhow!("cannot find this program to start the server: {error}")
     })?;
-    let launcher = ServerLauncher::new(program, [SUBCOMMAND])
+    let launcher = ServerLauncher::rollscope(program)
         .with_notices(Arc::new(|notice: &str| eprintln!("rollscope: {notice}")));
     Ok(Store::connect(dir, launcher)?)
 }

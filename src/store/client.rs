@@ -21,6 +21,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// the store held (another client's server is starting).
 const RESPAWN_INTERVAL: Duration = Duration::from_millis(500);
 
+/// The `rollscope` subcommand that runs a session server (`rollscope session-server DIR`).
+pub const SERVER_SUBCOMMAND: &str = "session-server";
+
 /// The exit status of a server that found the store held by another process.
 pub const EXIT_STORE_HELD: i32 = 3;
 
@@ -47,6 +50,11 @@ impl ServerLauncher {
             args: args.into_iter().map(Into::into).collect(),
             notices: None,
         }
+    }
+
+    /// Starts servers as `ROLLSCOPE session-server STORE_DIR`, `rollscope` being `program`.
+    pub fn rollscope(program: impl Into<PathBuf>) -> Self {
+        Self::new(program, [SERVER_SUBCOMMAND])
     }
 
     /// Sends the client's notices (server lost, server restarted) to `notices`.
@@ -129,7 +137,7 @@ impl RemoteStore {
     /// with a new server if the old one is gone; requests are idempotent, so sending one
     /// again after a lost reply stores nothing twice.
     pub(super) fn call(&self, request: &Request<'_>) -> StoreResult<Reply> {
-        let mut lost = None;
+        let mut lost = false;
         for _ in 0..3 {
             let mut stream = match self.take() {
                 Some(stream) => stream,
@@ -145,14 +153,14 @@ impl RemoteStore {
                     return Ok(reply);
                 }
                 Err(FrameError::Closed | FrameError::Io(_)) => {
-                    if lost.is_none() {
+                    if !lost {
                         self.launcher.notify(&format!(
                             "the session server (process {}) of {} is gone; reconnecting",
                             self.server_pid(),
                             self.dir.display()
                         ));
                     }
-                    lost = Some(());
+                    lost = true;
                     self.idle
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -5,7 +5,7 @@ use super::entry::Entry;
 use super::postings::PostingChanges;
 use super::summary::Summary;
 use super::write::index_prefixes;
-use super::{LocalStore, RECORD_LOG, StoreError, StoreResult, keys, trace_codec};
+use super::{LocalStore, RECORD_LOG, StoreError, StoreResult, keys, sibling_file, trace_codec};
 use crate::trajectory::TrajectoryId;
 use std::path::Path;
 
@@ -134,8 +134,8 @@ impl LocalStore {
         let log_before = self.blobs.len();
         let path = self.path.clone();
         let options = self.options;
-        let fresh_path = sibling(&path, "compacting");
-        let old_path = sibling(&path, "before-compaction");
+        let fresh_path = sibling_file(&path, "compacting");
+        let old_path = sibling_file(&path, "before-compaction");
         remove_dir(&fresh_path)?;
         std::fs::create_dir_all(&fresh_path).map_err(|source| StoreError::Io {
             context: format!("cannot create {}", fresh_path.display()),
@@ -219,12 +219,6 @@ fn corrupt(what: &str) -> StoreError {
         what: what.to_string(),
         reason: "malformed entry".into(),
     }
-}
-
-fn sibling(path: &Path, suffix: &str) -> std::path::PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".{suffix}"));
-    path.with_file_name(name)
 }
 
 fn remove_dir(path: &Path) -> StoreResult<()> {

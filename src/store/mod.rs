@@ -26,7 +26,7 @@ pub mod wire;
 mod write;
 
 pub use changes::{ChangeStamp, Changed, Writes};
-pub use client::ServerLauncher;
+pub use client::{SERVER_SUBCOMMAND, ServerLauncher};
 pub use handle::Store;
 pub use labels::{LabelEdit, add_label, is_own, same_labels};
 pub use local::LocalStore;

@@ -229,7 +229,7 @@ pub enum FrameError {
     Closed,
     /// The length is over `MAX_FRAME_BYTES`; the stream cannot be resynchronised.
     #[error("a frame of {0} bytes is over the limit of {MAX_FRAME_BYTES} bytes")]
-    TooLarge(u32),
+    TooLarge(u64),
     /// The frame's bytes are not a message of the expected type.
     #[error("malformed message: {0}")]
     Malformed(String),
@@ -245,7 +245,7 @@ pub fn write_frame(out: &mut impl Write, message: &impl Serialize) -> Result<(),
     let length = u32::try_from(bytes.len())
         .ok()
         .filter(|&length| length <= MAX_FRAME_BYTES)
-        .ok_or(FrameError::TooLarge(u32::MAX))?;
+        .ok_or(FrameError::TooLarge(bytes.len() as u64))?;
     let mut frame = Vec::with_capacity(bytes.len() + 4);
     frame.extend_from_slice(&length.to_le_bytes());
     frame.extend_from_slice(&bytes);
@@ -269,7 +269,7 @@ pub fn read_frame_bytes(input: &mut impl Read) -> Result<Vec<u8>, FrameError> {
     }
     let length = u32::from_le_bytes(length);
     if length > MAX_FRAME_BYTES {
-        return Err(FrameError::TooLarge(length));
+        return Err(FrameError::TooLarge(u64::from(length)));
     }
     let mut bytes = vec![0; length as usize];
     input.read_exact(&mut bytes)?;

@@ -123,49 +123,17 @@ impl LocalStore {
         self.index_written(&indexed, &[], generation)
     }
 
-    /// Applies a change to a stored trajectory (not its token trace), re-indexes it and
-    /// flushes; returns the trajectory as saved. A change that fails writes nothing.
-    pub fn update_trajectory(
-        &self,
-        id: TrajectoryId,
-        change: impl FnOnce(&mut Trajectory) -> StoreResult<()>,
-    ) -> StoreResult<Trajectory> {
+    /// Changes a trajectory's labels (`LabelEdit` says how) under the write lock, reading
+    /// its record once; an edit that fails writes nothing. Durable when it returns. What was
+    /// said does not change, so the full-text index is left as it is.
+    pub fn edit_labels(&self, id: TrajectoryId, edit: LabelEdit) -> StoreResult<Trajectory> {
         let _guard = self.write_guard();
         let entry = self
             .entry(id)?
             .ok_or_else(|| StoreError::NotFound(id.to_string()))?;
         let mut trajectory = self.read_record(id, entry)?;
-        let previous = self.summary_at(entry.seq)?;
-        let said = (trajectory.messages.clone(), trajectory.task_id.clone());
-        change(&mut trajectory)?;
-        let text_changed = said != (trajectory.messages.clone(), trajectory.task_id.clone());
-        let record = self.blob_log().append(&[&record_bytes(&trajectory)?])?[0];
-        let mut summary = Summary::of(&trajectory, entry.seq);
-        summary.tokens = previous.as_ref().map_or(0, |previous| previous.tokens);
-        let mut pending = Pending {
-            text_changed,
-            ..Pending::default()
-        };
-        pending.replace_summary(previous.as_ref(), Some(&summary));
-        let entry = Entry { record, ..entry };
-        pending
-            .batch
-            .insert(&keys::location_key(id), entry.encode());
-        let generation = self.commit(pending)?;
-        if text_changed {
-            self.index_written(&[(&trajectory, true)], &[], generation)?;
-        }
-        Ok(trajectory)
-    }
-
-    /// Changes a trajectory's labels (`LabelEdit` says how); durable when it returns.
-    pub fn edit_labels(&self, id: TrajectoryId, edit: LabelEdit) -> StoreResult<Trajectory> {
         if let LabelEdit::Add(label) = &edit {
-            let steps = self
-                .get_without_trace(id)?
-                .ok_or_else(|| StoreError::NotFound(id.to_string()))?
-                .steps()
-                .len();
+            let steps = trajectory.steps().len();
             if label.step as usize >= steps.max(1) {
                 return Err(StoreError::Invalid(format!(
                     "trajectory {id} has {steps} steps; step {} does not exist",
@@ -173,7 +141,19 @@ impl LocalStore {
                 )));
             }
         }
-        self.update_trajectory(id, |trajectory| edit.apply(&mut trajectory.labels))
+        edit.apply(&mut trajectory.labels)?;
+        let previous = self.summary_at(entry.seq)?;
+        let record = self.blob_log().append(&[&record_bytes(&trajectory)?])?[0];
+        let mut summary = Summary::of(&trajectory, entry.seq);
+        summary.tokens = previous.as_ref().map_or(0, |previous| previous.tokens);
+        let mut pending = Pending::default();
+        pending.replace_summary(previous.as_ref(), Some(&summary));
+        let entry = Entry { record, ..entry };
+        pending
+            .batch
+            .insert(&keys::location_key(id), entry.encode());
+        self.commit(pending)?;
+        Ok(trajectory)
     }
 
     /// Removes trajectories and everything indexed about them; returns how many existed.

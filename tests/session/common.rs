@@ -12,7 +12,7 @@ pub fn binary() -> &'static str {
 
 /// How the binary starts a session server.
 pub fn launcher() -> ServerLauncher {
-    ServerLauncher::new(binary(), ["session-server"])
+    ServerLauncher::rollscope(binary())
 }
 
 /// The session `default` under `root`.

@@ -130,7 +130,7 @@ fn a_peer_of_another_user_is_refused() {
     let mut server = {
         use std::os::unix::process::CommandExt;
         std::process::Command::new(&program)
-            .arg("session-server")
+            .arg(rollscope::store::SERVER_SUBCOMMAND)
             .arg(paths.store_dir())
             .args(["--idle-secs", "30"])
             .uid(65534)

@@ -105,8 +105,7 @@ pub fn session(root: &Path) -> SessionPaths {
 /// The session's store through its server: what a test reads after running the binary,
 /// whose server may still hold the store.
 pub fn served_store(paths: &SessionPaths) -> Store {
-    let launcher =
-        rollscope::store::ServerLauncher::new(env!("CARGO_BIN_EXE_rollscope"), ["session-server"]);
+    let launcher = rollscope::store::ServerLauncher::rollscope(env!("CARGO_BIN_EXE_rollscope"));
     Store::connect(&paths.store_dir(), launcher).unwrap()
 }
 
