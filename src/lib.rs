@@ -19,9 +19,9 @@
 //! | [`train`] | The trainer: masked SFT, the GRPO objective and advantages, AdamW, LoRA, checkpoints, metrics rows. |
 //! | [`ingest`] | Imports: a file's items into the store, in batches. |
 //! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, rejection-sampling selection and exports with manifests. |
-//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's cold start and its goals (`run::cold_start_goals`), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), the badcase loop after GRPO ([`run::badcase_loop`]: badcase pass, suggested labels, best-of-N selection, RS-SFT with replayed demonstrations, evaluation before and after), and [`run::policy`], the one rule for which model folder a command uses. |
+//! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, the main job's stages (cold start, GRPO preset, each run marked with its `MainJobStage` so later starts skip what is done) and its goals (`run::cold_start_goals`), runs that other processes watch and steer (`run::live`: the process training a run, its step's activity, requests from any process), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), the badcase loop after GRPO ([`run::badcase_loop`]: badcase pass, suggested labels, best-of-N selection, RS-SFT with replayed demonstrations, evaluation before and after), and [`run::policy`], the one rule for which model folder a command uses. |
 //! | [`bench`] | Measured speed and memory (store, full-text search, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
-//! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle and the training threads while the TUI runs, and when idle it compares the store's change stamps four times a second and says what other processes wrote (`Update::StoreChanged`). |
+//! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle while the TUI runs, launches runs as background `rollscope train` processes that outlive it (`engine::JobLauncher`) and steers any run through the store, and when idle it compares the store's change stamps four times a second and says what other processes wrote (`Update::StoreChanged`). |
 //! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::search_hits` marks a search's words in an open trajectory and finds its hit turns; `tui::terminal` wires the terminal, the keymap and the engine. |
 //! | [`cli`] | Argument parsing and printing only: each command calls one library function with plain options and prints what it returns. |
 //!
@@ -71,6 +71,17 @@
 //! metrics that changed. A client whose server died sends the request again to a new one
 //! (requests are idempotent); label rewrites computed from a read are compare-and-swap
 //! (`LabelEdit::Swap`, `Store::rewrite_labels`).
+//!
+//! **A run in the background.** Every training run is a process of its own writing through
+//! the server: `rollscope train` in a terminal, the main job (`rollscope --headless`, started
+//! by `rollscope` alone), or a run launched from a TUI (`engine::JobLauncher`: a new session,
+//! config and log under `jobs/`). The run's record names its process (`RunInfo::process`)
+//! and carries its step's activity (`Store::set_run_progress`, at most once a second); a
+//! TUI's `p`/`r`/`x` and `rollscope runs pause|resume|stop` store a `RunRequest`
+//! (`run::ask_run`), which the training process's follower thread applies to its
+//! `RunControl` between steps. Whoever reads a record whose process is gone sees it
+//! `Interrupted` (`run::observed`); resuming it starts a new process, and a run another live
+//! process trains is never resumed. Run ids are taken in one request (`Store::create_run`).
 //!
 //! **An import.** `formats::detect` picks the format from the content; the format's reader
 //! yields items (tasks, trajectories, labels) one record at a time, naming the file and line

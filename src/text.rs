@@ -98,6 +98,13 @@ pub fn suggestion(word: &str, known: &[&str]) -> String {
     }
 }
 
+/// A time stamp in milliseconds since the Unix epoch as `2026-12-02 01:13` (UTC).
+pub fn utc_minute(millis: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(millis).map_or_else(String::new, |time| {
+        time.format("%Y-%m-%d %H:%M").to_string()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

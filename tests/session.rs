@@ -11,3 +11,5 @@ mod faults;
 mod hostile;
 #[path = "session/live.rs"]
 mod live;
+#[path = "session/runs.rs"]
+mod runs;

@@ -1,7 +1,7 @@
 //! The session-server benchmark: what going through the server costs against the same call
 //! on a store of this process (interleaved pairs on two copies of one generated store, the
 //! median of the ratios), how soon a write of one client reaches another client's engine
-//! (p50/p95), and the server's memory.
+//! (p50/p95), and the server's memory; then, when asked, the soak (`session_soak`).
 
 use super::BenchProgress;
 use super::search::{median, percentile};
@@ -25,6 +25,8 @@ pub struct SessionBenchOptions {
     pub latency_samples: usize,
     /// The `rollscope` executable that serves the session (`rollscope session-server`).
     pub executable: PathBuf,
+    /// Minutes of the soak (three clients beside a training run); 0 skips it.
+    pub soak_minutes: f64,
 }
 
 /// One operation, in-process and through the server.
@@ -55,6 +57,8 @@ pub struct SessionBenchReport {
     pub server_rss_bytes: Option<u64>,
     /// The server's peak resident memory, bytes (Linux).
     pub server_peak_bytes: Option<u64>,
+    /// The soak's figures, when it ran.
+    pub soak: Option<super::session_soak::SoakReport>,
 }
 
 /// Runs the benchmark in a temporary folder.
@@ -134,7 +138,16 @@ pub fn bench_session(
     latencies.sort_by(f64::total_cmp);
     let (server_rss_bytes, server_peak_bytes) =
         served.server_pid().map_or((None, None), server_memory);
+    let soak = match options.soak_minutes > 0.0 {
+        true => Some(super::session_soak::soak(
+            &options.executable,
+            options.soak_minutes,
+            progress,
+        )?),
+        false => None,
+    };
     Ok(SessionBenchReport {
+        soak,
         trajectories: ids.len(),
         calls,
         visible_p50_ms: percentile(&latencies, 0.50),
@@ -213,7 +226,7 @@ fn visible_latencies(
 }
 
 /// Resident and peak resident memory of a process, from `/proc/PID/status`.
-fn server_memory(pid: u32) -> (Option<u64>, Option<u64>) {
+pub(super) fn server_memory(pid: u32) -> (Option<u64>, Option<u64>) {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| {
         status

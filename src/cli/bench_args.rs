@@ -80,6 +80,10 @@ pub struct SessionBenchArgs {
     /// Writes timed from one client until another client's engine sees them.
     #[arg(long, default_value_t = 40)]
     pub latency_samples: usize,
+    /// Then minutes of three clients listing, reading and labelling beside a training run
+    /// (0: no soak); every acknowledged label is checked at the end.
+    #[arg(long, default_value_t = 0.0)]
+    pub soak_minutes: f64,
 }
 
 impl SessionBenchArgs {
@@ -90,6 +94,7 @@ impl SessionBenchArgs {
             pairs: self.pairs,
             latency_samples: self.latency_samples,
             executable: std::env::current_exe()?,
+            soak_minutes: self.soak_minutes,
         })
     }
 }

@@ -58,6 +58,28 @@ pub fn session(report: &SessionBenchReport) {
             output::bytes(peak)
         );
     }
+    if let Some(soak) = &report.soak {
+        println!(
+            "  soak: 3 clients for {:.1} min beside a training run: {} requests (p50 {:.1} ms, \
+             p95 {:.1} ms), {} label writes, {} lost; the run made {} steps, rows {}, {} \
+             rollouts; server memory ≤ {} (end {})",
+            soak.minutes,
+            soak.requests,
+            soak.p50_ms,
+            soak.p95_ms,
+            soak.labels,
+            soak.lost,
+            soak.steps,
+            if soak.rows_complete {
+                "complete"
+            } else {
+                "INCOMPLETE"
+            },
+            soak.rollouts,
+            output::bytes(soak.server_rss_max),
+            output::bytes(soak.server_rss_end)
+        );
+    }
 }
 
 /// `bench search` as text.

@@ -1,51 +1,92 @@
-//! The main job, `rollscope` with no command (the README's first command): the library's
-//! cold start (`run::cold_start`) with progress in the terminal, then the TUI, where the GRPO
-//! preset waits in the Runs tab. `--headless` runs the GRPO preset instead of opening the
-//! TUI and prints the figures.
+//! The main job, `rollscope` with no command (the README's first command): the TUI at once,
+//! while the first start's work (the embedded model, the cold start's SFT runs with their
+//! evaluations, then the GRPO preset) runs as a background job of the session, live in the
+//! Runs tab. `--headless` does that work in the foreground with progress in the terminal
+//! and prints the figures (the background job is `rollscope --headless` in a session of its
+//! own). Later starts skip what the main job finished.
 
 use super::Cli;
 use super::run_progress::CliProgress;
 use super::train::run_context;
+use crate::engine::{JobLauncher, session_args};
 use crate::run::{
-    ColdStartEvent, EvalFigures, GRPO_PRESET, GoalCheck, RunConfig, RunOutcome, cold_start,
-    cold_start_goals, grpo_goal, latest_sft_eval, train_grpo,
+    ColdStartEvent, EvalFigures, GoalCheck, MainJobLock, RunOutcome, cold_start, cold_start_goals,
+    grpo_goal, latest_sft_eval, main_job_grpo, main_job_grpo_eval, main_job_remaining,
 };
+use crate::session::SessionPaths;
 use indicatif::ProgressBar;
 
-/// `rollscope` alone: the first-start pipeline, then the TUI (or, headless, GRPO too).
+/// `rollscope` alone: the TUI, with the main job's remaining work started in the background
+/// (or, headless, that work here).
 pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
+    if cli.headless {
+        return headless(cli);
+    }
+    let paths = cli.session_paths()?;
+    let store = cli.open_store()?;
+    let notice = match main_job_remaining(&store)?.first() {
+        None => None,
+        Some(stage) => Some(start_in_background(cli, &paths, stage.name())?),
+    };
+    crate::tui::run(&paths, store, false, notice)
+}
+
+/// Starts `rollscope --headless` for the session in the background unless a main job runs
+/// already; says what runs for the status bar.
+fn start_in_background(cli: &Cli, paths: &SessionPaths, next: &str) -> anyhow::Result<String> {
+    if MainJobLock::try_acquire(paths)?.is_none() {
+        return Ok(format!(
+            "the main job runs in another process ({next}); the Runs tab (F2) follows it"
+        ));
+    }
+    let jobs = paths.dir.join("jobs");
+    std::fs::create_dir_all(&jobs)?;
+    let log = jobs.join(format!("main-job-{}.log", crate::trajectory::now_millis()));
+    let mut args = session_args(paths);
+    args.extend(["--seed".into(), cli.seed.to_string(), "--headless".into()]);
+    let child = JobLauncher::this_program()?.spawn_detached(&args, &log)?;
+    Ok(format!(
+        "the main job started in the background (process {}): {next} first; the Runs tab (F2) \
+         shows it live; log {}",
+        child.id(),
+        log.display()
+    ))
+}
+
+/// `rollscope --headless`: the main job in the foreground, figures printed.
+fn headless(cli: &Cli) -> anyhow::Result<()> {
+    let paths = cli.session_paths()?;
+    let Some(_lock) = MainJobLock::try_acquire(&paths)? else {
+        anyhow::bail!(
+            "the main job of session `{}` already runs in another process; `rollscope runs` \
+             shows its runs",
+            cli.session
+        );
+    };
     let context = run_context(cli, &super::model::RuntimeArgs::cpu())?;
     let mut display = ColdStartDisplay::default();
     let cold = cold_start(&context, cli.seed, &mut |event| display.on_event(event));
     display.progress.finish();
-    let cold = cold?;
-    if let Some(outcome) = &cold {
+    if let Some(outcome) = &cold? {
         print_outcome("cold start (SFT)", outcome);
     }
     print_goals(&cold_start_goals(&context)?);
-    if !cli.headless {
-        drop(context);
-        if cold.is_some() {
-            eprintln!("opening the TUI: the GRPO preset is ready in the Runs tab (key `n`)");
-        }
-        return super::tui::tui(cli, &super::tui::TuiArgs::default());
-    }
     let before = latest_sft_eval(&context)?;
-    let mut config = RunConfig::parse(GRPO_PRESET)?;
-    config.seed = cli.seed;
     let mut progress = CliProgress::new(cli.json);
-    let grpo = train_grpo(&context, &config, &mut |event| progress.on_event(event));
+    let grpo = main_job_grpo(&context, cli.seed, &mut |event| progress.on_event(event));
     progress.finish();
-    let grpo = grpo?;
-    print_outcome("GRPO", &grpo);
-    if let (Some(before), Some(after)) = (before, &grpo.eval) {
+    match grpo? {
+        Some(outcome) => print_outcome("GRPO", &outcome),
+        None => println!("GRPO: the main job's GRPO preset run is done already"),
+    }
+    if let (Some(before), Some((run, after))) = (before, main_job_grpo_eval(&context)?) {
         println!(
-            "held-out accuracy: SFT {:.1}% → GRPO {:.1}% ({:+.1} points)",
+            "held-out accuracy: SFT {:.1}% → GRPO {:.1}% ({:+.1} points, {run})",
             100.0 * before.accuracy,
-            100.0 * after.accuracy,
-            100.0 * (after.accuracy - before.accuracy)
+            100.0 * after,
+            100.0 * (after - before.accuracy)
         );
-        print_goals(&[grpo_goal(before.accuracy, after.accuracy)]);
+        print_goals(&[grpo_goal(before.accuracy, after)]);
     }
     println!(
         "next: the badcase loop on this policy (sample, label, select, RS-SFT, compare): \

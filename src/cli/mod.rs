@@ -16,12 +16,14 @@ mod model;
 mod output;
 mod rollout;
 mod run_progress;
+mod runs;
 mod score;
 mod serve;
 mod session_server;
 mod train;
 mod tui;
 mod watch;
+mod watch_run;
 
 use crate::session::{self, SessionPaths};
 use crate::store::Store;
@@ -113,8 +115,12 @@ pub enum Command {
     Labels(labels::LabelsCommand),
     /// List the sessions under the sessions root.
     Sessions,
-    /// Follow a run's metrics: ours, verl's file logger, or TRL's trainer_state.json.
+    /// Follow a run: a session run's metrics, rollouts and status through the store, or a
+    /// metrics file (ours, verl's file logger, TRL's trainer_state.json).
     Watch(watch::WatchArgs),
+    /// What trains where: every run, the process and machine training it, its log;
+    /// `runs pause|resume|stop RUN` steers one from any terminal.
+    Runs(runs::RunsArgs),
     /// Create or inspect model folders.
     #[command(subcommand)]
     Model(model::ModelCommand),
@@ -189,6 +195,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Labels(command)) => labels::run(&cli, command),
         Some(Command::Sessions) => data::sessions(&cli),
         Some(Command::Watch(args)) => watch::watch(&cli, args),
+        Some(Command::Runs(args)) => runs::runs(&cli, args),
         Some(Command::Model(command)) => model::run(&cli, command),
         Some(Command::Generate(args)) => model::generate_command(&cli, args),
         Some(Command::Score(args)) => score::score(&cli, args),

@@ -32,7 +32,7 @@ pub struct TuiArgs {
 
 /// `rollscope tui`: opens the terminal UI on the session.
 pub fn tui(cli: &Cli, args: &TuiArgs) -> anyhow::Result<()> {
-    crate::tui::run(&cli.session_paths()?, cli.open_store()?, args.blind)
+    crate::tui::run(&cli.session_paths()?, cli.open_store()?, args.blind, None)
 }
 
 /// `rollscope demo-data`: fills the session with synthetic GRPO rollouts, tasks, a run and

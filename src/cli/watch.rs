@@ -1,5 +1,6 @@
-//! `rollscope watch`: follow a run's metrics file, ours or another stack's, read-only; the
-//! following is `formats::MetricsFollower`'s, the printing is here.
+//! `rollscope watch`: follow a run's metrics file, ours or another stack's, read-only (the
+//! following is `formats::MetricsFollower`'s), or a run of the session through its store
+//! (`watch_run`); the printing is here.
 
 use super::Cli;
 use crate::formats::{MetricsFollower, Problem};
@@ -49,7 +50,10 @@ pub struct WatchArgs {
 
 /// `rollscope watch`.
 pub fn watch(cli: &Cli, args: &WatchArgs) -> anyhow::Result<()> {
-    let path = resolve(cli, &args.target)?;
+    let path = PathBuf::from(&args.target);
+    if !path.is_file() {
+        return watch_session_run(cli, args);
+    }
     let run = path.parent().and_then(Path::file_name).map_or_else(
         || "external".to_string(),
         |name| name.to_string_lossy().into_owned(),
@@ -111,19 +115,40 @@ fn warn(problems: &[Problem]) {
     }
 }
 
-fn resolve(cli: &Cli, target: &str) -> anyhow::Result<PathBuf> {
-    let path = PathBuf::from(target);
-    if path.is_file() {
-        return Ok(path);
-    }
-    let run_file = cli.session_paths()?.run_dir(target).join("metrics.jsonl");
+/// `watch RUN` for a run of the session: its rows, rollouts and status from the store.
+fn watch_session_run(cli: &Cli, args: &WatchArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let run = &args.target;
     anyhow::ensure!(
-        run_file.is_file(),
-        "`{target}` is neither a metrics file nor a run of session `{}` (no {})",
-        cli.session,
-        run_file.display()
+        store.get_run(run)?.is_some(),
+        "`{run}` is neither a metrics file nor a run of session `{}`; `rollscope runs` lists \
+         the session's runs",
+        cli.session
     );
-    Ok(run_file)
+    let columns = match args.metrics.is_empty() {
+        true => default_columns(&store.metrics(run)?),
+        false => args.metrics.clone(),
+    };
+    let printer = Printer {
+        columns,
+        json: cli.json,
+    };
+    if !cli.json {
+        eprintln!(
+            "{run} in session `{}`{}",
+            cli.session,
+            if args.once {
+                ""
+            } else {
+                " · following until it ends (Ctrl-C to stop watching)"
+            }
+        );
+        printer.header();
+    }
+    let every = Duration::from_secs_f64(args.every.max(0.05));
+    super::watch_run::follow_session_run(cli, &store, run, every, args.once, &mut |rows| {
+        printer.rows(rows)
+    })
 }
 
 fn default_columns(rows: &[MetricsRow]) -> Vec<String> {
@@ -142,7 +167,7 @@ fn default_columns(rows: &[MetricsRow]) -> Vec<String> {
         columns = rows
             .first()
             .map(|row| row.values.keys().take(6).cloned().collect())
-            .unwrap_or_default();
+            .unwrap_or_else(|| PREFERRED[..6].iter().map(ToString::to_string).collect());
     }
     columns
 }

@@ -165,15 +165,17 @@ pub enum Command {
         /// The rows wanted first.
         window: Range<usize>,
     },
-    /// Starts a GRPO run with this config on a thread of its own (one at a time); its
-    /// progress comes as `Update::RunChanged`, each step's row as `Update::MetricsAppended`.
+    /// Starts a GRPO run with this config in a background process of its own
+    /// (`Update::Launched`), which outlives the engine; its progress, rows and rollouts
+    /// reach every engine through the store.
     LaunchRun(Box<RunConfig>),
-    /// Pauses the run the engine trains after its current step.
+    /// Asks a run of the session to pause after its current step, whichever process trains
+    /// it.
     PauseRun(String),
-    /// Lets the paused run go on; a stopped or failed GRPO run of the session continues from
-    /// its latest checkpoint.
+    /// Lets a paused run go on; a stopped, failed or interrupted GRPO run continues from its
+    /// latest checkpoint in a new background process.
     ResumeRun(String),
-    /// Stops the run the engine trains after its current step, with a checkpoint.
+    /// Asks a run of the session to stop after its current step, with a checkpoint.
     StopRun(String),
 }
 

@@ -2,29 +2,29 @@
 //! the UI and the CLI, behind two typed channels (`Command` in, `Update` out).
 //!
 //! Commands are handled in the order sent. Quick store work runs on the worker thread;
-//! long jobs (training runs, curation) get threads of their own that share the store and the
-//! update sender, so the worker keeps answering while they run.
+//! exports get threads of their own that share the store and the update sender, so the
+//! worker keeps answering while they run; training runs start in background processes of
+//! their own (`launch`), which outlive the engine and are steered through the store.
 
 mod activity;
 mod command;
 pub mod demo;
 mod device;
 mod jobs;
+mod launch;
 mod overview;
 mod spelling;
-mod training;
+mod steering;
 mod update;
 mod worker;
 
 pub use activity::Activity;
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
 pub use device::ComputeDevice;
+pub use launch::{JobLauncher, Launched, Start, session_args};
 pub use overview::Overview;
 pub use spelling::{SpellingSource, TokenSpellings, visible};
-pub use update::{
-    EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, RunActivity, RunProgress, Update,
-    Window,
-};
+pub use update::{EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, Update, Window};
 
 use crate::session::SessionPaths;
 use crate::store::Store;
@@ -42,11 +42,13 @@ pub struct EngineConfig {
     pub session: Option<SessionPaths>,
     /// The device launched runs train on (in its default dtype).
     pub device: ComputeDevice,
+    /// Starts launched runs in background processes (none: runs cannot be launched).
+    pub launcher: Option<JobLauncher>,
 }
 
 /// A running engine: send it commands; its updates arrive on the receiver `spawn` returned.
-/// Dropping it lets the worker finish the commands already sent, stops a training run after
-/// its current step (with a checkpoint), then waits for both.
+/// Dropping it lets the worker finish the commands already sent and waits for it; runs it
+/// launched go on in their own processes.
 pub struct Engine {
     commands: Option<Sender<Command>>,
     thread: Option<JoinHandle<()>>,
@@ -79,8 +81,7 @@ impl Engine {
             .is_some_and(|sender| sender.send(command).is_ok())
     }
 
-    /// Lets the worker finish the commands already sent, stops a training run after its
-    /// current step, and waits for them.
+    /// Lets the worker finish the commands already sent and waits for it.
     pub fn shutdown(mut self) {
         self.stop();
     }

@@ -5,9 +5,8 @@ use super::command::{GroupKey, Tag};
 use super::overview::Overview;
 use super::spelling::TokenSpellings;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
-use crate::run::Phase;
 use crate::store::{Changed, Filter, Summary, TextHits};
-use crate::trajectory::{Label, MetricsRow, RunInfo, RunStatus, Task, Trajectory, TrajectoryId};
+use crate::trajectory::{Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
 
 /// What the engine is doing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,36 +67,6 @@ pub enum ExportProgress {
     },
     /// The file and its manifest are written.
     Done(Box<ExportReport>),
-}
-
-/// Where a run the engine trains stands, as it last reported.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunProgress {
-    /// The run id.
-    pub run: String,
-    /// Running, paused, or how it ended.
-    pub status: RunStatus,
-    /// Steps done.
-    pub step: u64,
-    /// Steps in all.
-    pub total_steps: u64,
-    /// What the step being made is doing, while it works.
-    pub activity: Option<RunActivity>,
-    /// Why the run failed.
-    pub error: Option<String>,
-}
-
-/// Progress inside a step: `done` of `total` units of `phase`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunActivity {
-    /// The step being made (1-based; 0 is the evaluation before the first).
-    pub step: u64,
-    /// Rollouts, update, evaluation or checkpoint.
-    pub phase: Phase,
-    /// Units done.
-    pub done: u64,
-    /// Units in all.
-    pub total: u64,
 }
 
 /// A message from the engine.
@@ -196,9 +165,14 @@ pub enum Update {
         /// High-reward trajectories audited.
         audited: usize,
     },
-    /// A run the engine trains started, moved on, paused or ended (with its error when it
-    /// failed).
-    RunChanged(RunProgress),
+    /// A run this engine launched (or resumed) started in a background process of its own:
+    /// the run whose `RunInfo::process` has this pid is it.
+    Launched {
+        /// The process id.
+        pid: u32,
+        /// Where its output goes.
+        log: std::path::PathBuf,
+    },
     /// A command failed.
     Failed {
         /// The request's tag, when it had one.

@@ -3,12 +3,14 @@
 use super::EngineConfig;
 use super::command::{Command, GroupKey, LabelDraft, Listing, Tag};
 use super::jobs;
+use super::launch::Start;
 use super::overview::Overview;
 use super::spelling::Spellers;
-use super::training::{Start, Training, Workspace};
+use super::steering::Steering;
 use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
+use crate::run::observed;
 use crate::store::{ChangeStamp, Filter, LabelEdit, Query, Store, Summary, is_own};
-use crate::trajectory::{Label, RunKind, RunStatus, Trajectory, TrajectoryId, now_millis};
+use crate::trajectory::{Label, Trajectory, TrajectoryId, now_millis};
 use anyhow::Context;
 use std::ops::Range;
 use std::sync::Arc;
@@ -31,27 +33,32 @@ pub(super) struct Worker {
     updates: Sender<Update>,
     held: Option<Held>,
     stored: Option<usize>,
-    training: Option<Training>,
+    steering: Steering,
     spellers: Spellers,
     stamp: Option<ChangeStamp>,
 }
 
 impl Worker {
     pub(super) fn new(store: Arc<Store>, config: EngineConfig, updates: Sender<Update>) -> Self {
+        let steering = Steering::new(
+            config.launcher.clone(),
+            config.session.clone(),
+            config.device,
+        );
         Self {
             store,
             config,
             updates,
             held: None,
             stored: None,
-            training: None,
+            steering,
             spellers: Spellers::default(),
             stamp: None,
         }
     }
 
     /// Handles commands until every sender is gone; says `Idle` whenever the queue empties.
-    /// Then stops a training run after its current step and waits for it.
+    /// Runs it launched go on training in their own processes.
     pub(super) fn run(mut self, commands: Receiver<Command>) {
         let mut busy = false;
         loop {
@@ -87,14 +94,12 @@ impl Worker {
                 });
             }
         }
-        if let Some(training) = self.training.take() {
-            training.finish();
-        }
     }
 
     /// Tells the UI what other writers changed in the store since the last look (another
     /// process's labels, a run training elsewhere, an import).
     fn watch_changes(&mut self) {
+        self.steering.reap();
         let Ok(stamp) = self.store.changes() else {
             return;
         };
@@ -150,7 +155,8 @@ impl Worker {
                 self.labels_saved(&saved)
             }
             Command::LoadRuns => {
-                self.send(Update::Runs(self.store.runs()?));
+                let runs = self.store.runs()?;
+                self.send(Update::Runs(runs.into_iter().map(observed).collect()));
                 Ok(())
             }
             Command::LoadMetrics { run } => {
@@ -200,78 +206,20 @@ impl Worker {
                 });
                 Ok(())
             }
-            Command::LaunchRun(config) => self.launch(Start::New(config)),
-            Command::PauseRun(run) => {
-                self.live_control(&run)?.pause();
+            Command::LaunchRun(config) => {
+                let launched = self.steering.launch(&self.store, Start::New(config))?;
+                self.send(launched);
                 Ok(())
             }
-            Command::ResumeRun(run) => match self.live_control(&run) {
-                Ok(control) => {
-                    control.resume();
-                    Ok(())
+            Command::PauseRun(run) => self.steering.pause(&self.store, &run),
+            Command::ResumeRun(run) => {
+                if let Some(launched) = self.steering.resume(&self.store, &run)? {
+                    self.send(launched);
                 }
-                Err(_) => self.launch(Start::Resume(run)),
-            },
-            Command::StopRun(run) => {
-                self.live_control(&run)?.stop();
                 Ok(())
             }
+            Command::StopRun(run) => self.steering.stop(&self.store, &run),
         }
-    }
-
-    fn live_control(&self, run: &str) -> anyhow::Result<&crate::run::RunControl> {
-        match &self.training {
-            Some(training) => training.control_of(run),
-            None => anyhow::bail!("{run} is not training in this session"),
-        }
-    }
-
-    /// Starts a training thread, after checking what can be checked at once: no other run
-    /// trains, a session is open, the config is valid and its model exists, a resumed run is
-    /// a GRPO run that has not ended.
-    fn launch(&mut self, start: Start) -> anyhow::Result<()> {
-        if let Some(training) = &self.training
-            && training.is_live()
-        {
-            anyhow::bail!(
-                "{} is still training; stop it (or let it end) before starting another run",
-                training.id().unwrap_or("another run")
-            );
-        }
-        let paths = self.config.session.clone().context(
-            "this engine has no session folder, so it cannot train; open the TUI on a session",
-        )?;
-        match &start {
-            Start::New(config) => {
-                config.validate()?;
-                crate::run::starting_model(&self.store, &paths, config)?;
-            }
-            Start::Resume(run) => {
-                let info = self
-                    .store
-                    .get_run(run)?
-                    .with_context(|| format!("no run `{run}` in this session"))?;
-                anyhow::ensure!(
-                    info.kind == RunKind::Grpo,
-                    "{run} is a {} run; only GRPO runs resume here",
-                    info.kind.as_str()
-                );
-                anyhow::ensure!(
-                    matches!(info.status, RunStatus::Stopped | RunStatus::Failed),
-                    "{run} is {}: only a stopped or failed run resumes from its checkpoint \
-                     (`rollscope train grpo --resume {run}` continues one that crashed)",
-                    info.status.as_str()
-                );
-            }
-        }
-        let workspace = Workspace {
-            store: Arc::clone(&self.store),
-            paths,
-            load: self.config.device.load_options()?,
-            updates: self.updates.clone(),
-        };
-        self.training = Some(Training::spawn(workspace, start)?);
-        Ok(())
     }
 
     /// Sends the first window fast when the order is the stored one (the store stops reading

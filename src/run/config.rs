@@ -8,6 +8,7 @@ use crate::agent::tasks::TaskSetSpec;
 use crate::config_file::from_toml;
 use crate::train::advantage::AdvantageScale;
 use crate::train::{GrpoConfig, TrainerConfig};
+use crate::trajectory::MainJobStage;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -233,6 +234,10 @@ pub struct RunConfig {
     pub model: Option<PathBuf>,
     /// Save a checkpoint every this many steps (0: only at the end).
     pub checkpoint_every: u64,
+    /// The main job's stage this run is (set by the main job for its own runs, so a later
+    /// start knows what is done; `calculator-sft`, `mixed-sft` or `grpo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<MainJobStage>,
     /// Tasks.
     pub tasks: TaskConfig,
     /// Optimizer, LoRA, and a fixed schedule when `warmup_decay` is off.
@@ -260,6 +265,7 @@ impl Default for RunConfig {
             seed: 0,
             model: None,
             checkpoint_every: 10,
+            stage: None,
             warmup_decay: true,
             tasks: TaskConfig::default(),
             trainer: TrainerConfig::default(),

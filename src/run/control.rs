@@ -2,7 +2,7 @@
 //! works. A run checks its control between steps; pausing lets the current step finish.
 
 use super::eval::EvalFigures;
-use crate::trajectory::{MetricsRow, RunStatus};
+use crate::trajectory::{MetricsRow, Phase, RunStatus};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -65,31 +65,6 @@ impl RunControl {
             std::thread::sleep(Duration::from_millis(100));
         }
         !self.stopping()
-    }
-}
-
-/// The part of a step a run is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Generating rollouts.
-    Rollouts,
-    /// Updating the policy.
-    Update,
-    /// Evaluating on held-out tasks.
-    Eval,
-    /// Writing a checkpoint.
-    Checkpoint,
-}
-
-impl Phase {
-    /// The phase's name in progress lines.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Rollouts => "rollouts",
-            Self::Update => "update",
-            Self::Eval => "eval",
-            Self::Checkpoint => "checkpoint",
-        }
     }
 }
 

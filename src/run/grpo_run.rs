@@ -4,12 +4,13 @@
 //! checkpoints that a resume continues from.
 
 use super::config::RunConfig;
-use super::control::{Phase, RunEvent};
+use super::control::RunEvent;
 use super::curriculum::{CurriculumState, TaskDraw};
 use super::grpo_step::{
     Pending, StepRollouts, advantages, join_rollouts, roll_out, rollout_metrics,
 };
 use super::lifecycle::starting_model;
+use super::live::LiveRun;
 use super::record::RunRecord;
 use super::sft_run::trainer_config;
 use super::{
@@ -18,7 +19,7 @@ use super::{
 };
 use crate::model::{LanguageModel, Qwen};
 use crate::train::{GrpoBatch, GrpoSample, Trainer, checkpoint_dir, reference_from_folder};
-use crate::trajectory::{RunKind, RunStatus, Task, metric};
+use crate::trajectory::{Phase, RunKind, RunStatus, Task, metric};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -122,6 +123,8 @@ impl GrpoRun {
         on_event: &mut dyn FnMut(RunEvent),
     ) -> anyhow::Result<RunOutcome> {
         let run = self.record.info.id.clone();
+        let mut live = LiveRun::start(context, &run)?;
+        let on_event = &mut live.observe(on_event);
         let total = config.grpo.steps;
         on_event(RunEvent::Started {
             run: run.clone(),

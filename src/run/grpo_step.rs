@@ -4,11 +4,12 @@
 
 use super::RunContext;
 use super::config::{GrpoRunConfig, RunConfig};
-use super::control::{Phase, RunEvent};
+use super::control::RunEvent;
 use super::eval::policy_tokens;
 use crate::agent::rollout::{Policy, RolloutConfig, RolloutRequest, run_rollouts};
 use crate::train::advantage::group_advantages;
 use crate::train::{Advantage, GrpoSample};
+use crate::trajectory::Phase;
 use crate::trajectory::metric;
 use crate::trajectory::{Role, StopReason, Task, Trajectory};
 use std::collections::{BTreeMap, HashMap};

@@ -64,24 +64,26 @@ pub fn start_run(
     model: &Path,
     total_steps: u64,
 ) -> anyhow::Result<(RunInfo, RunFiles)> {
-    let id = store.next_run_id(kind)?;
-    let files = RunFiles::of(paths, &id);
-    std::fs::create_dir_all(&files.dir)
-        .with_context(|| format!("cannot create {}", files.dir.display()))?;
-    std::fs::write(files.config(), config.to_toml()?)
-        .with_context(|| format!("cannot write {}", files.config().display()))?;
-    let info = RunInfo {
+    let template = RunInfo {
         config: serde_json::to_value(config)?,
         note: Some(config.name.clone()),
+        process: Some(super::live::this_process()),
+        stage: config.stage,
         ..RunInfo::new(
-            id,
+            String::new(),
             kind,
             config.seed,
             model.display().to_string(),
             total_steps,
         )
     };
-    store.put_run(&info)?;
+    let id = store.create_run(&template)?;
+    let info = RunInfo { id, ..template };
+    let files = RunFiles::of(paths, &info.id);
+    std::fs::create_dir_all(&files.dir)
+        .with_context(|| format!("cannot create {}", files.dir.display()))?;
+    std::fs::write(files.config(), config.to_toml()?)
+        .with_context(|| format!("cannot write {}", files.config().display()))?;
     Ok((info, files))
 }
 
@@ -141,6 +143,7 @@ pub fn record_status(
 ) -> anyhow::Result<()> {
     info.step = step;
     info.status = status;
+    info.activity = None;
     store.put_run(info)?;
     Ok(())
 }

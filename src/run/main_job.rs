@@ -2,13 +2,16 @@
 //! builds the embedded default model, cold-starts it with SFT on scripted calculator
 //! demonstrations, then on a mixed set where three in four demonstrations answer without the
 //! calculator, each run ending in an evaluation. The GRPO preset then starts from there.
+//! Each of its runs records its stage (`RunInfo::stage`), so a later start skips what the
+//! main job finished (a user's own runs do not count) and resumes what it left unfinished.
 
 use super::control::RunEvent;
-use super::train_sft;
 use super::{EvalFigures, RunConfig, RunContext, RunOutcome, SFT_MIXED_PRESET, SFT_PRESET};
+use super::{GRPO_PRESET, resume_grpo, resume_sft, train_grpo, train_sft};
 use crate::model::LoadOptions;
 use crate::model::embedded::{self, EmbeddedSpec};
-use crate::trajectory::{RunKind, RunStatus, metric};
+use crate::store::Store;
+use crate::trajectory::{MainJobStage, RunInfo, RunStatus, metric};
 use anyhow::Context;
 use std::path::Path;
 
@@ -39,14 +42,16 @@ pub enum ColdStartEvent<'a> {
     Run(RunEvent),
 }
 
-/// The cold start's SFT runs in order: preset file, what it trains on, the preset.
-const COLD_START: [(&str, &str, &str); 2] = [
+/// The cold start's SFT runs in order: stage, preset file, what it trains on, the preset.
+const COLD_START: [(MainJobStage, &str, &str, &str); 2] = [
     (
+        MainJobStage::CalculatorSft,
         "examples/sft-tiny.toml",
         "scripted calculator demonstrations",
         SFT_PRESET,
     ),
     (
+        MainJobStage::MixedSft,
         "examples/sft-mixed.toml",
         "a mixed set, three in four answering without the calculator",
         SFT_MIXED_PRESET,
@@ -54,8 +59,9 @@ const COLD_START: [(&str, &str, &str); 2] = [
 ];
 
 /// Builds the embedded model when the session has none and runs the cold start's SFT
-/// presets the session has not finished yet, all with `seed` (the weights' initialisation,
-/// the data order and sampling). Returns the last SFT run it made.
+/// presets the main job has not finished yet (resuming one it left unfinished), all with
+/// `seed` (the weights' initialisation, the data order and sampling). Returns the last SFT
+/// run it made.
 pub fn cold_start(
     context: &RunContext,
     seed: u64,
@@ -76,8 +82,12 @@ pub fn cold_start(
         });
     }
     let mut made = None;
-    for (index, (file, what, preset)) in COLD_START.iter().enumerate() {
-        if finished_sft_runs(context)?.len() > index {
+    for (index, (stage, file, what, preset)) in COLD_START.iter().enumerate() {
+        let latest = latest_of_stage(&context.store, *stage)?;
+        if latest
+            .as_ref()
+            .is_some_and(|run| run.status == RunStatus::Done)
+        {
             continue;
         }
         on_event(ColdStartEvent::Stage {
@@ -86,16 +96,98 @@ pub fn cold_start(
             what,
             file,
         });
-        let mut config = RunConfig::parse(preset)?;
-        config.seed = seed;
-        if index == 0 {
-            config.model = Some(base.clone());
-        }
-        made = Some(train_sft(context, &config, &mut |event| {
-            on_event(ColdStartEvent::Run(event))
-        })?);
+        let on_run = &mut |event| on_event(ColdStartEvent::Run(event));
+        let resume = match &latest {
+            Some(run) => resumable(run)? && has_checkpoint(context, &run.id),
+            None => false,
+        };
+        made = Some(match latest.filter(|_| resume) {
+            Some(run) => resume_sft(context, &run.id, on_run)?,
+            None => {
+                let mut config = RunConfig::parse(preset)?;
+                config.seed = seed;
+                config.stage = Some(*stage);
+                if index == 0 {
+                    config.model = Some(base.clone());
+                }
+                train_sft(context, &config, on_run)?
+            }
+        });
     }
     Ok(made)
+}
+
+/// The main job's GRPO preset with `seed`: `None` when the main job already finished it, a
+/// run it left unfinished resumed, else a new one.
+pub fn main_job_grpo(
+    context: &RunContext,
+    seed: u64,
+    on_event: &mut dyn FnMut(RunEvent),
+) -> anyhow::Result<Option<RunOutcome>> {
+    let latest = latest_of_stage(&context.store, MainJobStage::Grpo)?;
+    match latest {
+        Some(run) if run.status == RunStatus::Done => Ok(None),
+        Some(run) if resumable(&run)? => resume_grpo(context, &run.id, on_event).map(Some),
+        _ => {
+            let mut config = RunConfig::parse(GRPO_PRESET)?;
+            config.seed = seed;
+            config.stage = Some(MainJobStage::Grpo);
+            train_grpo(context, &config, on_event).map(Some)
+        }
+    }
+}
+
+/// The main job's stages not finished yet in the session at `store`, in order.
+pub fn main_job_remaining(store: &Store) -> anyhow::Result<Vec<MainJobStage>> {
+    let runs = store.runs()?;
+    let stages = [
+        MainJobStage::CalculatorSft,
+        MainJobStage::MixedSft,
+        MainJobStage::Grpo,
+    ];
+    Ok(stages
+        .into_iter()
+        .filter(|stage| {
+            !runs
+                .iter()
+                .any(|run| run.stage == Some(*stage) && run.status == RunStatus::Done)
+        })
+        .collect())
+}
+
+/// Whether a main-job run is resumed rather than started again: it was stopped or its
+/// process ended; one that another process still trains is left to it (an error says so).
+fn resumable(run: &RunInfo) -> anyhow::Result<bool> {
+    match run.status {
+        RunStatus::Stopped | RunStatus::Interrupted => Ok(true),
+        RunStatus::Running | RunStatus::Paused => anyhow::bail!(
+            "the main job's run {} ({}) is training in another process ({}); `rollscope runs` \
+             shows it",
+            run.id,
+            run.stage.map_or("", MainJobStage::name),
+            run.process.as_ref().map_or_else(
+                || "unknown".to_string(),
+                |process| format!("pid {}", process.pid)
+            )
+        ),
+        RunStatus::Done | RunStatus::Failed => Ok(false),
+    }
+}
+
+/// Whether run `id` saved a checkpoint to resume from.
+fn has_checkpoint(context: &RunContext, id: &str) -> bool {
+    let files = super::RunFiles::of(&context.paths, id);
+    crate::train::latest_checkpoint(&files.checkpoints()).is_ok_and(|found| found.is_some())
+}
+
+/// The newest run of a main-job stage, as seen now.
+fn latest_of_stage(store: &Store, stage: MainJobStage) -> anyhow::Result<Option<RunInfo>> {
+    Ok(store
+        .runs()?
+        .into_iter()
+        .filter(|run| run.stage == Some(stage))
+        .map(super::observed)
+        .next_back())
 }
 
 /// Held-out greedy accuracy the calculator SFT must reach: copying numbers formed.
@@ -123,28 +215,26 @@ pub struct GoalCheck {
 /// `ROOM_FOR_GRPO`.
 pub fn cold_start_goals(context: &RunContext) -> anyhow::Result<Vec<GoalCheck>> {
     let mut checks = Vec::new();
-    for (index, run) in finished_sft_runs(context)?
-        .iter()
-        .take(COLD_START.len())
-        .enumerate()
-    {
-        let Some(accuracy) = final_accuracy(context, run)? else {
+    for (stage, ..) in COLD_START {
+        let Some(run) = finished_of_stage(context, stage)? else {
             continue;
         };
-        checks.push(if index == 0 {
-            GoalCheck {
+        let Some(accuracy) = final_accuracy(context, &run)? else {
+            continue;
+        };
+        checks.push(match stage {
+            MainJobStage::CalculatorSft => GoalCheck {
                 stage: "calculator SFT",
                 goal: format!("≥ {:.0}% held-out", 100.0 * CALCULATOR_SFT_GOAL),
                 accuracy,
                 met: accuracy >= CALCULATOR_SFT_GOAL,
-            }
-        } else {
-            GoalCheck {
+            },
+            _ => GoalCheck {
                 stage: "mixed SFT",
                 goal: format!("≤ {:.0}% held-out", 100.0 * (1.0 - ROOM_FOR_GRPO)),
                 accuracy,
                 met: accuracy <= 1.0 - ROOM_FOR_GRPO,
-            }
+            },
         });
     }
     Ok(checks)
@@ -164,26 +254,34 @@ pub fn grpo_goal(before: f64, after: f64) -> GoalCheck {
     }
 }
 
-/// The session's finished SFT runs, oldest first.
-fn finished_sft_runs(context: &RunContext) -> anyhow::Result<Vec<String>> {
+/// The main job's newest finished run of `stage`.
+fn finished_of_stage(context: &RunContext, stage: MainJobStage) -> anyhow::Result<Option<String>> {
     Ok(context
         .store
         .runs()?
         .into_iter()
-        .filter(|run| run.kind == RunKind::Sft && run.status == RunStatus::Done)
+        .filter(|run| run.stage == Some(stage) && run.status == RunStatus::Done)
         .map(|run| run.id)
-        .collect())
+        .next_back())
 }
 
-/// The held-out accuracy that ended the session's newest finished SFT run.
+/// The held-out accuracy that ended the main job's cold start (its mixed SFT run).
 pub fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigures>> {
-    let Some(run) = finished_sft_runs(context)?.pop() else {
+    let Some(run) = finished_of_stage(context, MainJobStage::MixedSft)? else {
         return Ok(None);
     };
     Ok(final_accuracy(context, &run)?.map(|accuracy| EvalFigures {
         accuracy,
         ..EvalFigures::default()
     }))
+}
+
+/// The held-out accuracy that ended the main job's GRPO preset run, with its id.
+pub fn main_job_grpo_eval(context: &RunContext) -> anyhow::Result<Option<(String, f64)>> {
+    let Some(run) = finished_of_stage(context, MainJobStage::Grpo)? else {
+        return Ok(None);
+    };
+    Ok(final_accuracy(context, &run)?.map(|accuracy| (run, accuracy)))
 }
 
 /// The last held-out accuracy a run's metrics rows hold.
@@ -193,4 +291,32 @@ fn final_accuracy(context: &RunContext, run: &str) -> anyhow::Result<Option<f64>
         .iter()
         .rev()
         .find_map(|row| row.get(metric::EVAL_ACCURACY)))
+}
+
+/// The lock the main job holds while it works, so a session runs one main job at a time
+/// (`<session>/main-job.lock`; the lock ends with the process, however it ends).
+pub struct MainJobLock {
+    _file: std::fs::File,
+}
+
+impl MainJobLock {
+    /// Takes the session's main-job lock; `None` when another process holds it.
+    pub fn try_acquire(paths: &crate::session::SessionPaths) -> anyhow::Result<Option<Self>> {
+        std::fs::create_dir_all(&paths.dir)
+            .with_context(|| format!("cannot create {}", paths.dir.display()))?;
+        let path = paths.dir.join("main-job.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(Self { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(error)) => {
+                Err(error).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+    }
 }

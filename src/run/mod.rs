@@ -18,6 +18,7 @@ mod examples;
 mod grpo_run;
 mod grpo_step;
 mod lifecycle;
+mod live;
 mod loop_config;
 mod main_job;
 pub mod policy;
@@ -26,6 +27,7 @@ mod rollout_job;
 mod sft_run;
 pub mod sweep;
 
+pub use crate::trajectory::Phase;
 pub use badcase_loop::{
     EvalComparison, LoopEvent, LoopOutcome, PolicyEval, STAGES as LOOP_STAGES, run_loop,
 };
@@ -33,15 +35,17 @@ pub use config::{
     EvalConfig, GrpoRunConfig, ReplayConfig, RunConfig, SftConfig, SftSource, TaskConfig,
 };
 pub use context::{RunContext, rollout_runtime, session_environment};
-pub use control::{Phase, RunControl, RunEvent};
+pub use control::{RunControl, RunEvent};
 pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
 pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
 pub use grpo_run::{resume_grpo, train_grpo};
 pub use lifecycle::{RunFiles, eval_run, starting_model};
+pub use live::{JOB_LOG_ENV, ask_run, observed, process_lives, stored_run, this_process};
 pub use loop_config::LoopConfig;
 pub use main_job::{
-    CALCULATOR_SFT_GOAL, ColdStartEvent, GRPO_GAIN_GOAL, GoalCheck, ROOM_FOR_GRPO, cold_start,
-    cold_start_goals, grpo_goal, latest_sft_eval,
+    CALCULATOR_SFT_GOAL, ColdStartEvent, GRPO_GAIN_GOAL, GoalCheck, MainJobLock, ROOM_FOR_GRPO,
+    cold_start, cold_start_goals, grpo_goal, latest_sft_eval, main_job_grpo, main_job_grpo_eval,
+    main_job_remaining,
 };
 pub use rollout_job::{JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, run_rollout_job};
 pub use sft_run::{resume_sft, train_sft};

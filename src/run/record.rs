@@ -4,13 +4,14 @@
 //! status recorded).
 
 use super::config::RunConfig;
-use super::control::{Phase, RunEvent};
+use super::control::RunEvent;
 use super::lifecycle::{RunFiles, discard_after, load_run, record_status, start_run};
 use super::{EvalFigures, RunContext, RunOutcome, save_final_policy};
 use crate::train::{
     CheckpointMeta, MetricsWriter, Trainer, TrainerState, checkpoint_dir, latest_checkpoint,
     metrics_row,
 };
+use crate::trajectory::Phase;
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -83,6 +84,18 @@ impl RunRecord {
         step_of: impl Fn(&TrainerState) -> u64,
     ) -> anyhow::Result<Resumed> {
         let (info, config, files) = load_run(&context.store, &context.paths, id)?;
+        if let Some(process) = &info.process
+            && matches!(info.status, RunStatus::Running | RunStatus::Paused)
+            && process.pid != std::process::id()
+            && super::live::process_lives(process)
+        {
+            anyhow::bail!(
+                "run {id} is training in process {} on {}; stop it first with `rollscope runs \
+                 stop {id}` (or `x` in the TUI's Runs tab)",
+                process.pid,
+                process.host
+            );
+        }
         anyhow::ensure!(
             info.kind == kind,
             "run {id} is a {} run, not {}",
@@ -117,6 +130,9 @@ impl RunRecord {
             ),
         };
         discard_after(&context.store, id, step)?;
+        let mut info = info;
+        info.process = Some(super::live::this_process());
+        record_status(&context.store, &mut info, step, RunStatus::Running)?;
         let record = Self {
             metrics: MetricsWriter::resume(&files.metrics(), step)?,
             info,
@@ -143,6 +159,7 @@ impl RunRecord {
         let row = metrics_row(&self.info.id, step, values);
         context.store.put_metrics(&row)?;
         self.metrics.append(&row)?;
+        record_status(&context.store, &mut self.info, step, RunStatus::Running)?;
         on_event(RunEvent::Step(row));
         Ok(())
     }

@@ -6,6 +6,7 @@ use super::config::RunConfig;
 use super::control::RunEvent;
 use super::examples::sft_examples;
 use super::lifecycle::starting_model;
+use super::live::LiveRun;
 use super::record::RunRecord;
 use super::{RunContext, RunOutcome, evaluate_policy};
 use crate::model::LanguageModel;
@@ -100,6 +101,8 @@ impl SftRun {
         on_event: &mut dyn FnMut(RunEvent),
     ) -> anyhow::Result<RunOutcome> {
         let run = self.record.info.id.clone();
+        let mut live = LiveRun::start(context, &run)?;
+        let on_event = &mut live.observe(on_event);
         on_event(RunEvent::Started {
             run: run.clone(),
             step: self.record.step,

@@ -46,6 +46,20 @@ fn answer(store: &LocalStore, request: Request<'_>) -> StoreResult<Reply> {
         Request::GetRun(id) => Reply::Run(store.get_run(&id)?.map(Box::new)),
         Request::Runs => Reply::Runs(store.runs()?),
         Request::NextRunId(kind) => Reply::Text(store.next_run_id(kind)?),
+        Request::CreateRun(run) => Reply::Text(store.create_run(&run)?),
+        Request::SetRunProgress {
+            run,
+            status,
+            activity,
+        } => {
+            store.set_run_progress(&run, status, activity)?;
+            Reply::Done
+        }
+        Request::RequestRun { run, request } => {
+            store.request_run(&run, request)?;
+            Reply::Done
+        }
+        Request::RunRequestOf(run) => Reply::RunRequest(store.run_request(&run)?),
         Request::PutMetrics(row) => {
             store.put_metrics(&row)?;
             Reply::Done

@@ -72,14 +72,14 @@ impl Store {
         }
     }
 
-    fn call(&self, request: Request<'_>) -> StoreResult<Reply> {
+    pub(super) fn call(&self, request: Request<'_>) -> StoreResult<Reply> {
         match &self.backend {
             Backend::Local(local) => apply(local, request),
             Backend::Remote(remote) => remote.call(&request),
         }
     }
 
-    fn done(&self, request: Request<'_>) -> StoreResult<()> {
+    pub(super) fn done(&self, request: Request<'_>) -> StoreResult<()> {
         match self.call(request)? {
             Reply::Done => Ok(()),
             other => Err(unexpected(&other)),
@@ -370,7 +370,7 @@ impl Store {
 }
 
 /// A reply of the wrong type: a server of another build.
-fn unexpected(reply: &Reply) -> StoreError {
+pub(super) fn unexpected(reply: &Reply) -> StoreError {
     let shown = format!("{reply:?}");
     let shown: String = shown.chars().take(80).collect();
     StoreError::Server(format!("unexpected reply {shown}"))

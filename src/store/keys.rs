@@ -24,6 +24,8 @@ pub const TASK: u8 = b'T';
 pub const RUN: u8 = b'U';
 /// Run id, step → metrics row JSON.
 pub const METRICS: u8 = b'M';
+/// Run id → what a user last asked of it (pause, resume, stop), JSON.
+pub const RUN_REQUEST: u8 = b'Q';
 
 /// A meta key by name.
 pub fn meta_key(name: &str) -> Vec<u8> {

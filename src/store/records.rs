@@ -51,6 +51,12 @@ impl LocalStore {
 
     /// Stores a run's record and flushes.
     pub fn put_run(&self, run: &RunInfo) -> StoreResult<()> {
+        let _guard = self.write_guard();
+        self.insert_run(run)
+    }
+
+    /// Stores a run's record and flushes, the caller holding the write guard.
+    pub(super) fn insert_run(&self, run: &RunInfo) -> StoreResult<()> {
         self.db
             .insert(keys::text_prefix(keys::RUN, &run.id), encode(run)?)?;
         self.db.flush()?;

@@ -7,14 +7,17 @@
 use super::changes::{ChangeStamp, Writes};
 use super::labels::LabelEdit;
 use super::{CompactionReport, Filter, Query, StoreError, Summary, TextHits};
-use crate::trajectory::{MetricsRow, RunInfo, RunKind, Task, Trajectory, TrajectoryId};
+use crate::trajectory::{
+    MetricsRow, RunActivity, RunInfo, RunKind, RunRequest, RunStatus, Task, Trajectory,
+    TrajectoryId,
+};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// Bumped whenever a request or reply changes shape; client and server must agree.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest frame either side reads: a bigger length is refused without reading it.
 pub const MAX_FRAME_BYTES: u32 = 256 * 1024 * 1024;
@@ -71,6 +74,26 @@ pub enum Request<'a> {
     Runs,
     /// The next free run id of a kind.
     NextRunId(RunKind),
+    /// Stores a new run under the next free id of its kind.
+    CreateRun(Cow<'a, RunInfo>),
+    /// Sets a run's status and step activity only.
+    SetRunProgress {
+        /// The run.
+        run: Cow<'a, str>,
+        /// Its status.
+        status: RunStatus,
+        /// What its current step is doing.
+        activity: Option<RunActivity>,
+    },
+    /// Records what a user asks of a run (`None` clears it).
+    RequestRun {
+        /// The run.
+        run: Cow<'a, str>,
+        /// Pause, resume or stop.
+        request: Option<RunRequest>,
+    },
+    /// What a user last asked of a run.
+    RunRequestOf(Cow<'a, str>),
     /// Stores a metrics row.
     PutMetrics(Cow<'a, MetricsRow>),
     /// A run's metrics rows.
@@ -120,7 +143,10 @@ impl Request<'_> {
             }
             Self::EditLabels { .. } => Writes::Labels,
             Self::PutTasks(_) => Writes::Tasks,
-            Self::PutRun(_) => Writes::Runs,
+            Self::PutRun(_)
+            | Self::CreateRun(_)
+            | Self::SetRunProgress { .. }
+            | Self::RequestRun { .. } => Writes::Runs,
             Self::PutMetrics(_) | Self::TruncateMetrics { .. } => Writes::Metrics,
             _ => Writes::Nothing,
         }
@@ -163,6 +189,8 @@ pub enum Reply {
     Run(Option<Box<RunInfo>>),
     /// Run records.
     Runs(Vec<RunInfo>),
+    /// What a user last asked of a run.
+    RunRequest(Option<RunRequest>),
     /// A text.
     Text(String),
     /// Metrics rows.

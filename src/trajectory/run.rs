@@ -1,5 +1,6 @@
 //! Runs (training, rollout and evaluation jobs) and their per-step metrics.
 
+use super::run_live::{MainJobStage, RunActivity, RunProcess};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -54,6 +55,9 @@ pub enum RunStatus {
     Done,
     /// Ended by an error (the message is in `RunInfo::note`).
     Failed,
+    /// Its process ended before the run did (killed, or the machine went down): never
+    /// stored, seen by whoever finds the process gone; it resumes from its checkpoint.
+    Interrupted,
 }
 
 impl RunStatus {
@@ -65,6 +69,7 @@ impl RunStatus {
             Self::Stopped => "stopped",
             Self::Done => "done",
             Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
         }
     }
 }
@@ -105,6 +110,15 @@ pub struct RunInfo {
     /// A message: why it failed, what it was for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The process training it (the latest, after a resume).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<RunProcess>,
+    /// What its current step is doing, while it trains.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub activity: Option<RunActivity>,
+    /// The main job's stage it is, when the main job started it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<MainJobStage>,
 }
 
 /// The version of Rollscope recorded in runs and checkpoints, e.g. `rollscope 0.1.0`.
@@ -126,6 +140,9 @@ impl RunInfo {
             step: 0,
             total_steps,
             note: None,
+            process: None,
+            activity: None,
+            stage: None,
         }
     }
 }

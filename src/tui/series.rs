@@ -1,8 +1,8 @@
 //! Chart series from metrics rows: points, smoothing, the ± std band and axis bounds, in
 //! plain code apart from drawing (and unit-tested).
 
-use crate::trajectory::MetricsRow;
 use crate::trajectory::metric;
+use crate::trajectory::{MetricsRow, RunKind};
 
 /// A metric's points as (step, value).
 pub type Points = Vec<(f64, f64)>;
@@ -64,6 +64,44 @@ pub const SMALL_CHARTS: [Metric; 7] = [
         names: &[metric::EVAL_ACCURACY, metric::foreign::EVAL_ACCURACY],
     },
 ];
+
+/// The loss: the main chart of a run without rewards (SFT).
+pub const LOSS: Metric = Metric {
+    title: "loss",
+    names: &[metric::LOSS],
+};
+
+/// The small charts under an SFT run's loss chart, in order.
+pub const SFT_CHARTS: [Metric; 5] = [
+    Metric {
+        title: "token accuracy",
+        names: &[metric::MEAN_TOKEN_ACCURACY],
+    },
+    Metric {
+        title: "grad norm",
+        names: &[metric::GRAD_NORM],
+    },
+    Metric {
+        title: "learning rate",
+        names: &[metric::LEARNING_RATE],
+    },
+    Metric {
+        title: "tokens/s",
+        names: &[metric::TOKENS_PER_SECOND],
+    },
+    Metric {
+        title: "eval accuracy",
+        names: &[metric::EVAL_ACCURACY],
+    },
+];
+
+/// The small charts of a run of `kind` (SFT runs have no rewards; others have the GRPO set).
+pub fn small_charts(kind: Option<RunKind>) -> &'static [Metric] {
+    match kind {
+        Some(RunKind::Sft) => &SFT_CHARTS,
+        _ => &SMALL_CHARTS,
+    }
+}
 
 /// The points of the first name of `metric` that the rows record.
 pub fn points(rows: &[MetricsRow], metric: &Metric) -> Points {

@@ -5,7 +5,7 @@ use super::app::{App, AppConfig, Msg};
 use super::keymap::Keymap;
 use super::theme::{BUILT_IN, Theme};
 use super::view;
-use crate::engine::{Activity, ComputeDevice, Engine, EngineConfig};
+use crate::engine::{Activity, ComputeDevice, Engine, EngineConfig, JobLauncher};
 use crate::session::SessionPaths;
 use crate::store::Store;
 use anyhow::Context;
@@ -45,8 +45,13 @@ pub fn session_app_config(paths: &SessionPaths, viewport: Rect) -> anyhow::Resul
 }
 
 /// Opens the TUI on a session's store and runs it until the user quits; `blind` opens it for
-/// blind labelling (`AppConfig::blind`).
-pub fn run(paths: &SessionPaths, store: Store, blind: bool) -> anyhow::Result<()> {
+/// blind labelling (`AppConfig::blind`); `notice` greets the user in the status bar.
+pub fn run(
+    paths: &SessionPaths,
+    store: Store,
+    blind: bool,
+    notice: Option<String>,
+) -> anyhow::Result<()> {
     let session = paths.load_config()?;
     let mut config = session_app_config(paths, Rect::default())?;
     config.blind = blind;
@@ -56,6 +61,7 @@ pub fn run(paths: &SessionPaths, store: Store, blind: bool) -> anyhow::Result<()
         annotator,
         session: Some(paths.clone()),
         device: ComputeDevice::default(),
+        launcher: Some(JobLauncher::this_program().context("cannot find the rollscope program")?),
     };
     let (engine, updates) =
         Engine::spawn(Arc::new(store), engine_config).context("cannot start the engine thread")?;
@@ -72,16 +78,32 @@ pub fn run(paths: &SessionPaths, store: Store, blind: bool) -> anyhow::Result<()
         .and_then(|size| {
             config.viewport = Rect::new(0, 0, size.width, size.height);
             let mut app = App::new(config);
-            event_loop(&mut terminal, &mut app, &engine, updates)
-                .map(|()| app.tabs.runs.active().map(|live| live.run.clone()))
+            if let Some(notice) = notice {
+                app.notify(notice);
+            }
+            event_loop(&mut terminal, &mut app, &engine, updates).map(|()| app)
         });
     let _ = crossterm::execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
-    if let Ok(Some(run)) = &result {
-        eprintln!("stopping {run} after its current step (a checkpoint is written) …");
-    }
     engine.shutdown();
+    if let Ok(app) = &result {
+        say_what_trains(app);
+    }
     result.map(|_| ())
+}
+
+/// After the TUI: the runs that still train in the background, and how to follow or stop
+/// them.
+fn say_what_trains(app: &App) {
+    for run in app.tabs.runs.training() {
+        eprintln!(
+            "{} goes on in the background ({}); follow it with `rollscope tui` or `rollscope \
+             runs`, stop it with `rollscope runs stop {}`",
+            run.id,
+            crate::tui::state::runs::describe(run),
+            run.id
+        );
+    }
 }
 
 /// Draw, wait for a terminal event or an engine update, drain everything pending, send the

@@ -214,5 +214,8 @@ pub fn run_info(
         step: 3,
         total_steps: 30,
         note: None,
+        process: None,
+        activity: None,
+        stage: None,
     }
 }

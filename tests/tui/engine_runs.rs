@@ -1,25 +1,34 @@
-//! The engine trains: a real GRPO run of a tiny embedded model in a temporary session,
-//! launched, paused, resumed, stopped and resumed again through the engine's channels, with
-//! its metrics rows in the store; and the launches the engine refuses at once.
+//! The engine trains in background processes: a real GRPO run of a tiny embedded model in a
+//! temporary session, launched through the engine's channels into a `rollscope train grpo`
+//! process of its own, paused, resumed, stopped, resumed again, killed and resumed to the
+//! end, every step seen through the store as another TUI would see it; and the launches the
+//! engine refuses at once.
 
-use rollscope::engine::{Command, Engine, EngineConfig, RunProgress, Update};
+use rollscope::engine::{Command, Engine, EngineConfig, JobLauncher, Update};
 use rollscope::model::LoadOptions;
 use rollscope::model::embedded::{EmbeddedSpec, init_folder};
-use rollscope::run::{GRPO_PRESET, Phase, RunConfig};
+use rollscope::run::{GRPO_PRESET, RunConfig, observed};
 use rollscope::session::SessionPaths;
-use rollscope::store::Store;
+use rollscope::store::{ServerLauncher, Store};
 use rollscope::train::checkpoint_dir;
-use rollscope::trajectory::RunStatus;
+use rollscope::trajectory::{RunInfo, RunStatus};
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// A session in a temporary folder with its store open, and a small embedded model as its
-/// newest policy when `with_model`.
-fn session(with_model: bool) -> (tempfile::TempDir, SessionPaths, Arc<Store>) {
+/// A session in a temporary folder with its store open (through its server when `served`,
+/// as the background runs need), and a small embedded model as its newest policy when
+/// `with_model`.
+fn session(with_model: bool, served: bool) -> (tempfile::TempDir, SessionPaths, Arc<Store>) {
     let root = tempfile::tempdir().unwrap();
     let paths = SessionPaths::new(root.path(), "s").unwrap();
-    let store = Arc::new(Store::open(&paths.store_dir()).unwrap());
+    let store = match served {
+        true => {
+            let launcher = ServerLauncher::rollscope(env!("CARGO_BIN_EXE_rollscope"));
+            Store::connect(&paths.store_dir(), launcher).unwrap()
+        }
+        false => Store::open(&paths.store_dir()).unwrap(),
+    };
     if with_model {
         let spec = EmbeddedSpec {
             hidden_size: 64,
@@ -34,12 +43,13 @@ fn session(with_model: bool) -> (tempfile::TempDir, SessionPaths, Arc<Store>) {
         )
         .unwrap();
     }
-    (root, paths, store)
+    (root, paths, Arc::new(store))
 }
 
 fn engine(paths: &SessionPaths, store: Arc<Store>) -> (Engine, Receiver<Update>) {
     let config = EngineConfig {
         session: Some(paths.clone()),
+        launcher: Some(JobLauncher::rollscope(env!("CARGO_BIN_EXE_rollscope"))),
         ..EngineConfig::default()
     };
     Engine::spawn(store, config).unwrap()
@@ -73,50 +83,58 @@ fn wait_for<T>(updates: &Receiver<Update>, mut wanted: impl FnMut(&Update) -> Op
         {
             panic!("{during}: {message}");
         }
-        if let Update::RunChanged(RunProgress {
-            error: Some(error), ..
-        }) = &update
-        {
-            panic!("the run failed: {error}");
-        }
     }
 }
 
-fn changed(update: &Update, check: impl Fn(&RunProgress) -> bool) -> Option<RunProgress> {
-    match update {
-        Update::RunChanged(progress) if check(progress) => Some(progress.clone()),
+/// The pid of the process the engine launched.
+fn launched(updates: &Receiver<Update>) -> u32 {
+    wait_for(updates, |update| match update {
+        Update::Launched { pid, log } => {
+            assert!(log.is_file(), "{} holds the run's output", log.display());
+            Some(*pid)
+        }
         _ => None,
+    })
+}
+
+/// Polls the store, as another TUI would, until a run (seen now) satisfies `wanted`.
+fn wait_run(store: &Store, mut wanted: impl FnMut(&RunInfo) -> bool) -> RunInfo {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let runs = store.runs().unwrap().into_iter().map(observed);
+        if let Some(run) = runs.into_iter().find(|run| wanted(run)) {
+            return run;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no run got there: {:?}",
+            store.runs()
+        );
+        std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+fn trained_by(run: &RunInfo, pid: u32) -> bool {
+    run.process
+        .as_ref()
+        .is_some_and(|process| process.pid == pid)
 }
 
 #[test]
-fn a_launched_run_pauses_resumes_stops_and_resumes_to_the_end() {
-    let (_root, paths, store) = session(true);
+fn a_launched_run_trains_in_its_own_process_and_is_steered_through_the_store() {
+    let (_root, paths, store) = session(true, true);
     let (engine, updates) = engine(&paths, Arc::clone(&store));
     // Enough steps that both pauses land before the last one, however loaded the machine
-    // (a pause asked for during the last step finds the run done).
-    let total = 8;
+    // (a pause asked for during the last step finds the run done): a request reaches the
+    // training process within a quarter of a second, a step takes about as long.
+    let total = 40;
     assert!(engine.send(Command::LaunchRun(Box::new(tiny_config(total)))));
-    let started = wait_for(&updates, |u| changed(u, |p| p.status == RunStatus::Running));
-    let run = started.run.clone();
-    assert_eq!((started.step, started.total_steps), (0, total));
-
-    assert!(engine.send(Command::LaunchRun(Box::new(tiny_config(total)))));
-    let refusal = wait_for(&updates, |update| match update {
-        Update::Failed {
-            during, message, ..
-        } => Some((during.text(), message.clone())),
-        _ => None,
+    let pid = launched(&updates);
+    let started = wait_run(&store, |run| {
+        trained_by(run, pid) && run.status == RunStatus::Running
     });
-    assert_eq!(refusal.0, "launching a run");
-    assert!(refusal.1.contains(&run) && refusal.1.contains("still training"));
-
-    wait_for(&updates, |u| {
-        changed(u, |p| {
-            p.activity
-                .is_some_and(|a| a.step == 1 && a.phase == Phase::Rollouts)
-        })
-    });
+    let run = started.id.clone();
+    assert_eq!(started.total_steps, total);
     assert!(engine.send(Command::LoadRuns));
     let listed = wait_for(&updates, |update| match update {
         Update::Runs(runs) => runs.iter().find(|info| info.id == run).cloned(),
@@ -125,43 +143,67 @@ fn a_launched_run_pauses_resumes_stops_and_resumes_to_the_end() {
     assert_eq!(
         listed.status,
         RunStatus::Running,
-        "the engine answers while it trains"
+        "the engine sees it train"
     );
-    assert!(engine.send(Command::PauseRun(run.clone())));
-    let paused = wait_for(&updates, |u| changed(u, |p| p.status == RunStatus::Paused));
-    assert!(paused.step >= 1 && paused.step < total);
 
     assert!(engine.send(Command::ResumeRun(run.clone())));
-    let going = wait_for(&updates, |u| changed(u, |p| p.activity.is_some()));
-    assert_eq!(going.status, RunStatus::Running);
-    assert_eq!(going.activity.unwrap().step, paused.step + 1);
+    let refusal = wait_for(&updates, |update| match update {
+        Update::Failed { message, .. } => Some(message.clone()),
+        _ => None,
+    });
+    assert!(
+        refusal.contains("only a stopped, failed or interrupted run resumes"),
+        "{refusal}"
+    );
+
     assert!(engine.send(Command::PauseRun(run.clone())));
-    let paused = wait_for(&updates, |u| changed(u, |p| p.status == RunStatus::Paused));
+    let paused = wait_run(&store, |info| {
+        info.id == run && info.status == RunStatus::Paused
+    });
+    assert!(paused.step >= 1 && paused.step < total);
+    std::thread::sleep(Duration::from_millis(800));
+    let waiting = store.get_run(&run).unwrap().unwrap();
+    assert_eq!(
+        (waiting.status, waiting.step),
+        (RunStatus::Paused, paused.step),
+        "a paused run waits"
+    );
+    assert!(engine.send(Command::ResumeRun(run.clone())));
+    wait_run(&store, |info| {
+        info.id == run && info.status == RunStatus::Running
+    });
+    assert!(engine.send(Command::PauseRun(run.clone())));
+    let paused = wait_run(&store, |info| {
+        info.id == run && info.status == RunStatus::Paused
+    });
     assert!(paused.step < total, "paused after step {}", paused.step);
     assert!(engine.send(Command::StopRun(run.clone())));
-    let stopped = wait_for(&updates, |u| changed(u, |p| p.status != RunStatus::Running));
-    assert_eq!(
-        (stopped.status, stopped.step),
-        (RunStatus::Stopped, paused.step)
-    );
+    let stopped = wait_run(&store, |info| {
+        info.id == run && info.status == RunStatus::Stopped
+    });
+    assert_eq!(stopped.step, paused.step);
     let checkpoints = paths.run_dir(&run).join("checkpoints");
     assert!(checkpoint_dir(&checkpoints, paused.step).is_dir());
-    let record = store.get_run(&run).unwrap().unwrap();
-    assert_eq!(
-        (record.status, record.step),
-        (RunStatus::Stopped, paused.step)
-    );
 
     assert!(engine.send(Command::ResumeRun(run.clone())));
-    let mut appended = Vec::new();
-    let done = wait_for(&updates, |update| {
-        if let Update::MetricsAppended { rows, .. } = update {
-            appended.extend(rows.iter().map(|row| row.step));
-        }
-        changed(update, |p| p.status != RunStatus::Running)
+    let second = launched(&updates);
+    assert_ne!(second, pid);
+    let moving = wait_run(&store, |info| {
+        info.id == run && trained_by(info, second) && info.step > paused.step
     });
-    assert_eq!((done.status, done.step), (RunStatus::Done, total));
-    assert_eq!(appended, ((paused.step + 1)..=total).collect::<Vec<_>>());
+    // SAFETY: kill has no memory effects; the pid is the child the engine just launched.
+    assert_eq!(unsafe { libc::kill(second as i32, libc::SIGKILL) }, 0);
+    let interrupted = wait_run(&store, |info| {
+        info.id == run && info.status == RunStatus::Interrupted
+    });
+    assert!(interrupted.step >= moving.step);
+    assert!(engine.send(Command::ResumeRun(run.clone())));
+    let third = launched(&updates);
+    let done = wait_run(&store, |info| {
+        info.id == run && info.status == RunStatus::Done
+    });
+    assert!(trained_by(&done, third));
+    assert_eq!(done.step, total);
     let steps: Vec<u64> = store
         .metrics(&run)
         .unwrap()
@@ -171,14 +213,10 @@ fn a_launched_run_pauses_resumes_stops_and_resumes_to_the_end() {
     assert_eq!(
         steps,
         (0..=total).collect::<Vec<_>>(),
-        "one row per step, none twice"
+        "one row per step, none twice, across three processes and a kill"
     );
     let rows = store.metrics(&run).unwrap();
     assert!(rows[1].get("reward").is_some() && rows[1].get("step_time").is_some());
-    assert_eq!(
-        store.get_run(&run).unwrap().unwrap().status,
-        RunStatus::Done
-    );
     assert!(paths.models_dir().join(&run).join("config.json").is_file());
     engine.shutdown();
 }
@@ -193,12 +231,21 @@ fn launches_that_cannot_work_are_refused_at_once() {
             _ => None,
         })
     };
-    let (_root, paths, store) = session(false);
+    let (_root, paths, store) = session(false, false);
     let (sessionless, updates) =
         Engine::spawn(Arc::clone(&store), EngineConfig::default()).unwrap();
     sessionless.send(Command::LaunchRun(Box::new(tiny_config(1))));
     assert!(failure(&updates).contains("no session folder"));
     drop(sessionless);
+
+    let config = EngineConfig {
+        session: Some(paths.clone()),
+        ..EngineConfig::default()
+    };
+    let (processless, updates) = Engine::spawn(Arc::clone(&store), config).unwrap();
+    processless.send(Command::LaunchRun(Box::new(tiny_config(1))));
+    assert!(failure(&updates).contains("cannot start processes"));
+    drop(processless);
 
     let (engine, updates) = engine(&paths, store);
     engine.send(Command::LaunchRun(Box::new(tiny_config(1))));
@@ -214,7 +261,7 @@ fn launches_that_cannot_work_are_refused_at_once() {
     engine.send(Command::PauseRun("grpo-0009".into()));
     assert_eq!(
         failure(&updates),
-        "pausing a run: grpo-0009 is not training in this session"
+        "pausing a run: no run `grpo-0009` in this session; `rollscope runs` lists them"
     );
     engine.send(Command::ResumeRun("grpo-0009".into()));
     assert!(failure(&updates).contains("no run `grpo-0009`"));

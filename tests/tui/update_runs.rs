@@ -3,23 +3,12 @@
 
 use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use rollscope::engine::{Command, RunActivity, RunProgress, Update};
+use rollscope::engine::{Command, Update};
 use rollscope::run::{GRPO_PRESET, Phase, RunConfig};
-use rollscope::trajectory::{RunInfo, RunKind, RunStatus};
+use rollscope::trajectory::{RunActivity, RunInfo, RunKind, RunProcess, RunStatus};
 use rollscope::tui::launch_form::LaunchField;
 use rollscope::tui::state::runs::describe;
 use rollscope::tui::{Action, App, Msg};
-
-fn progress(run: &str, status: RunStatus, step: u64) -> RunProgress {
-    RunProgress {
-        run: run.into(),
-        status,
-        step,
-        total_steps: 30,
-        activity: None,
-        error: None,
-    }
-}
 
 /// An app on the Runs tab holding `runs`, the last one selected.
 pub fn runs_app(runs: Vec<RunInfo>) -> App {
@@ -178,32 +167,47 @@ fn the_runs_keys_shadow_global_keys_in_the_runs_tab_only() {
     assert!(runs.tabs.runs.form.is_some() && runs.prompt.is_none());
 }
 
+/// A run training in process `pid`, at `step` of 30.
+fn trained_by(id: &str, status: RunStatus, step: u64, pid: u32) -> RunInfo {
+    RunInfo {
+        step,
+        process: Some(RunProcess {
+            pid,
+            host: "here".into(),
+            started_ticks: 1,
+            log: None,
+        }),
+        ..run_info(id, RunKind::Grpo, status)
+    }
+}
+
+fn launched(app: &mut App, pid: u32) -> Vec<Command> {
+    app.update(Msg::Engine(Update::Launched {
+        pid,
+        log: format!("/s/jobs/{pid}.log").into(),
+    }))
+}
+
 #[test]
-fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
+fn a_launched_run_is_selected_and_its_progress_and_end_are_announced() {
     let mut app = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
-    let mut started = progress("grpo-0002", RunStatus::Running, 0);
-    let commands = app.update(Msg::Engine(Update::RunChanged(started.clone())));
-    assert_eq!(commands[0], Command::LoadRuns);
+    assert_eq!(launched(&mut app, 4242), vec![Command::LoadRuns]);
+    let notice = app.status.notice.clone().unwrap().text;
     assert!(
-        matches!(commands[1..], [Command::List { .. }]),
-        "a new run recounts the list: {commands:?}"
+        notice.contains("process 4242") && notice.contains("/s/jobs/4242.log"),
+        "{notice}"
     );
+    let mut started = trained_by("grpo-0002", RunStatus::Running, 2, 4242);
     started.activity = Some(RunActivity {
         step: 3,
         phase: Phase::Rollouts,
         done: 37,
         total: 64,
     });
-    assert!(
-        app.update(Msg::Engine(Update::RunChanged(started.clone())))
-            .is_empty(),
-        "the run list is asked for once"
-    );
-    assert_eq!(describe(&started), "step 3/30 · rollouts 37/64");
     let commands = app.update(Msg::Engine(Update::Runs(vec![
         run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
-        run_info("grpo-0002", RunKind::Grpo, RunStatus::Running),
-        run_info("sft-0003", RunKind::Sft, RunStatus::Done),
+        trained_by("grpo-0000", RunStatus::Running, 1, 9),
+        started.clone(),
     ])));
     assert_eq!(app.tabs.runs.selected_run().unwrap().id, "grpo-0002");
     assert_eq!(
@@ -212,11 +216,28 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
             run: "grpo-0002".into()
         }]
     );
-    app.update(Msg::Engine(Update::RunChanged(progress(
-        "grpo-0002",
-        RunStatus::Paused,
-        4,
-    ))));
+    assert_eq!(describe(&started), "step 3/30 · rollouts 37/64");
+    let screen = render(&app);
+    assert!(
+        screen.contains("▶ grpo-0002 step 3/30 · rollouts"),
+        "{screen}"
+    );
+    let here: Vec<_> = app
+        .tabs
+        .runs
+        .training_here()
+        .iter()
+        .map(|run| run.id.clone())
+        .collect();
+    assert_eq!(
+        here,
+        ["grpo-0002"],
+        "the run another process trains is not ours"
+    );
+    app.update(Msg::Engine(Update::Runs(vec![
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        trained_by("grpo-0002", RunStatus::Paused, 4, 4242),
+    ])));
     let record = app.tabs.runs.selected_run().unwrap();
     assert_eq!((record.status, record.step), (RunStatus::Paused, 4));
     assert!(
@@ -227,30 +248,33 @@ fn live_progress_reaches_the_run_list_and_a_new_run_is_selected() {
             .text
             .contains("paused after step 4")
     );
-    let mut failed = progress("grpo-0002", RunStatus::Failed, 4);
-    failed.error = Some("out of memory".into());
-    app.update(Msg::Engine(Update::RunChanged(failed)));
+    let mut failed = trained_by("grpo-0002", RunStatus::Failed, 4, 4242);
+    failed.note = Some("out of memory".into());
+    app.update(Msg::Engine(Update::Runs(vec![failed])));
     let notice = app.status.notice.clone().unwrap();
     assert!(notice.error && notice.text.contains("out of memory"));
-    assert_eq!(
-        app.tabs.runs.selected_run().unwrap().status,
-        RunStatus::Failed
+    assert!(app.tabs.runs.live().is_none() && app.tabs.runs.training_here().is_empty());
+    app.update(Msg::Engine(Update::Runs(vec![trained_by(
+        "grpo-0002",
+        RunStatus::Interrupted,
+        4,
+        4242,
+    )])));
+    let notice = app.status.notice.clone().unwrap();
+    assert!(
+        notice.error && notice.text.contains("`r` resumes it"),
+        "{}",
+        notice.text
     );
-    assert!(app.tabs.runs.active().is_none());
 }
 
 #[test]
-fn pause_resume_and_stop_steer_the_live_run_and_refuse_others() {
+fn pause_resume_and_stop_steer_any_training_run_and_refuse_others() {
     let mut app = runs_app(vec![
         run_info("grpo-0001", RunKind::Grpo, RunStatus::Stopped),
         run_info("sft-0002", RunKind::Sft, RunStatus::Stopped),
-        run_info("grpo-0003", RunKind::Grpo, RunStatus::Running),
+        trained_by("grpo-0003", RunStatus::Running, 3, 77),
     ]);
-    app.update(Msg::Engine(Update::RunChanged(progress(
-        "grpo-0003",
-        RunStatus::Running,
-        3,
-    ))));
     let warned = |app: &App| {
         app.status
             .notice
@@ -263,13 +287,14 @@ fn pause_resume_and_stop_steer_the_live_run_and_refuse_others() {
     );
     assert_eq!(
         app.update(char_key('p')),
-        vec![Command::PauseRun("grpo-0003".into())]
+        vec![Command::PauseRun("grpo-0003".into())],
+        "a run another process trains is steered all the same"
     );
-    app.update(Msg::Engine(Update::RunChanged(progress(
-        "grpo-0003",
-        RunStatus::Paused,
-        4,
-    ))));
+    app.update(Msg::Engine(Update::Runs(vec![
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Stopped),
+        run_info("sft-0002", RunKind::Sft, RunStatus::Stopped),
+        trained_by("grpo-0003", RunStatus::Paused, 4, 77),
+    ])));
     assert!(
         app.update(char_key('p')).is_empty() && warned(&app),
         "already paused"
@@ -297,68 +322,61 @@ fn pause_resume_and_stop_steer_the_live_run_and_refuse_others() {
     );
     act(&mut app, &[Action::Up]);
     assert!(
-        app.update(char_key('r')).is_empty(),
-        "grpo-0003 still trains"
+        app.update(char_key('x')).is_empty() && warned(&app),
+        "stopped: no stop"
     );
-    assert!(app.update(char_key('x')).is_empty() && warned(&app));
-    app.update(Msg::Engine(Update::RunChanged(progress(
-        "grpo-0003",
-        RunStatus::Stopped,
-        4,
-    ))));
     assert_eq!(
         app.update(char_key('r')),
         vec![Command::ResumeRun("grpo-0001".into())],
-        "a stopped GRPO run resumes from its checkpoint once nothing trains"
+        "a stopped GRPO run resumes from its checkpoint in a process of its own"
+    );
+    app.update(Msg::Engine(Update::Runs(vec![trained_by(
+        "grpo-0001",
+        RunStatus::Interrupted,
+        5,
+        78,
+    )])));
+    assert_eq!(
+        app.update(char_key('r')),
+        vec![Command::ResumeRun("grpo-0001".into())],
+        "so does one whose process is gone"
     );
 }
 
 #[test]
-fn the_header_counts_follow_a_run_as_it_writes_rollouts() {
-    let mut app = listed_app(8, 8);
-    act(&mut app, &[Action::Down, Action::Down]);
-    assert!(render(&app).contains("8 rollouts"));
-    let tag = app.tabs.rollouts.list.tag;
-    let relisted = |commands: &[Command]| {
-        commands
-            .iter()
-            .any(|command| matches!(command, Command::List { tag: listed, .. } if *listed == tag))
+fn quitting_with_a_run_launched_here_asks_whether_to_keep_it_or_stop_it() {
+    let training = || {
+        let mut app = runs_app(vec![]);
+        launched(&mut app, 7);
+        app.update(Msg::Engine(Update::Runs(vec![
+            trained_by("grpo-0002", RunStatus::Running, 3, 7),
+            trained_by("grpo-0003", RunStatus::Running, 1, 8),
+        ])));
+        app
     };
-    let commands = app.update(Msg::Engine(Update::RunChanged(progress(
-        "grpo-0009",
-        RunStatus::Running,
-        1,
-    ))));
-    assert!(
-        relisted(&commands),
-        "a finished step recounts: {commands:?}"
-    );
-    app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
-        tag,
-        start: 0,
-        rows: summaries(24),
-        matching: Some(24),
-        stored: Some(24),
-    })));
+    let mut app = training();
+    assert!(app.update(char_key('q')).is_empty());
+    assert!(app.quit_prompt && !app.quit);
     let screen = render(&app);
-    assert!(screen.contains("24 rollouts"), "{screen}");
-    assert!(screen.contains("3 of 24"), "the cursor stays\n{screen}");
-    let mut activity = progress("grpo-0009", RunStatus::Running, 1);
-    activity.activity = Some(RunActivity {
-        step: 2,
-        phase: Phase::Rollouts,
-        done: 3,
-        total: 8,
-    });
-    let commands = app.update(Msg::Engine(Update::RunChanged(activity)));
     assert!(
-        !relisted(&commands),
-        "progress inside a step does not recount"
+        screen.contains("runs launched here still train"),
+        "{screen}"
     );
-    let commands = app.update(Msg::Engine(Update::RunChanged(progress(
-        "grpo-0009",
-        RunStatus::Done,
-        1,
-    ))));
-    assert!(relisted(&commands), "the run's end recounts");
+    assert!(screen.contains("grpo-0002 step 3/30") && !screen.contains("grpo-0003 step"));
+    assert!(screen.contains("keep training in the background"));
+    assert!(app.update(key(KeyCode::Esc)).is_empty());
+    assert!(!app.quit_prompt && !app.quit, "esc stays");
+    app.update(char_key('q'));
+    assert_eq!(
+        app.update(char_key('s')),
+        vec![Command::StopRun("grpo-0002".into())],
+        "only the run launched here is stopped"
+    );
+    assert!(app.quit);
+    let mut app = training();
+    app.update(char_key('q'));
+    assert!(app.update(char_key('b')).is_empty() && app.quit);
+    let mut app = runs_app(vec![trained_by("grpo-0003", RunStatus::Running, 1, 8)]);
+    app.update(char_key('q'));
+    assert!(app.quit, "a run launched elsewhere does not hold the TUI");
 }

@@ -170,6 +170,9 @@ fn runs_tab_loads_metrics_and_follows_live_rows() {
         step: 1,
         total_steps: 10,
         note: None,
+        process: None,
+        activity: None,
+        stage: None,
     };
     let row = |step: u64, reward: f64| MetricsRow {
         run: "grpo-0002".into(),

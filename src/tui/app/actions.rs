@@ -4,13 +4,40 @@ use super::{App, Tab};
 use crate::engine::Command;
 use crate::tui::action::Action;
 use crate::tui::prompt::{Prompt, PromptKind};
+use crossterm::event::{KeyCode, KeyEvent};
 
 impl App {
+    /// Answers the quit question: `b` quits and the runs launched here go on in the
+    /// background, `s` asks them to stop after their current step (with a checkpoint) and
+    /// quits, any other key stays.
+    pub(super) fn answer_quit(&mut self, key: &KeyEvent) -> Vec<Command> {
+        self.quit_prompt = false;
+        match key.code {
+            KeyCode::Char('b') => {
+                self.quit = true;
+                Vec::new()
+            }
+            KeyCode::Char('s') => {
+                self.quit = true;
+                let training = self.tabs.runs.training_here();
+                training
+                    .into_iter()
+                    .map(|run| Command::StopRun(run.id.clone()))
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Handles an action.
     pub(super) fn on_action(&mut self, action: Action) -> Vec<Command> {
         match action {
             Action::Quit => {
-                self.quit = true;
+                if self.tabs.runs.training_here().is_empty() {
+                    self.quit = true;
+                } else {
+                    self.quit_prompt = true;
+                }
                 Vec::new()
             }
             Action::Help => {

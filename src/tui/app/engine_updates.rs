@@ -2,6 +2,7 @@
 
 use super::{App, Tab};
 use crate::engine::{Command, Update};
+use crate::trajectory::RunInfo;
 
 impl App {
     /// Handles an update from the engine.
@@ -100,7 +101,21 @@ impl App {
                 self.notify(text);
                 Vec::new()
             }
-            Update::Runs(runs) => self.tabs.runs.receive_runs(runs),
+            Update::Runs(runs) => {
+                let progress = |run: &RunInfo| (run.step, run.status);
+                if self
+                    .tabs
+                    .runs
+                    .runs
+                    .iter()
+                    .map(progress)
+                    .ne(runs.iter().map(progress))
+                {
+                    self.overview.stale = true;
+                }
+                self.tabs.runs.receive_runs(runs, &mut self.status)
+            }
+            Update::Launched { pid, log } => self.tabs.runs.launched(pid, &log, &mut self.status),
             Update::Metrics { run, rows } => {
                 self.tabs.runs.receive_metrics(&run, rows);
                 Vec::new()
@@ -134,19 +149,6 @@ impl App {
                     .rollouts
                     .receive_audit(tag, findings, audited, &mut self.status);
                 Vec::new()
-            }
-            Update::RunChanged(progress) => {
-                let moved = self.tabs.runs.live.as_ref().is_none_or(|live| {
-                    live.run != progress.run
-                        || live.step != progress.step
-                        || live.status != progress.status
-                });
-                let mut commands = self.tabs.runs.run_changed(progress, &mut self.status);
-                if moved {
-                    self.overview.stale = true;
-                    commands.extend(self.tabs.rollouts.list.recount());
-                }
-                commands
             }
             Update::Failed {
                 tag,

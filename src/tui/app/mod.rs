@@ -119,6 +119,8 @@ pub struct App {
     pub viewport: Rect,
     /// Set when the user quits.
     pub quit: bool,
+    /// Whether the quit question is open: runs launched here still train.
+    pub quit_prompt: bool,
 }
 
 impl App {
@@ -142,6 +144,7 @@ impl App {
             token_text: config.token_text,
             viewport: config.viewport,
             quit: false,
+            quit_prompt: false,
         };
         app.tabs.rollouts.list.height = layout::list_rows(app.viewport);
         app.tabs.rollouts.blind = config.blind;
@@ -206,6 +209,9 @@ impl App {
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
             self.quit = true;
             return Vec::new();
+        }
+        if self.quit_prompt {
+            return self.answer_quit(key);
         }
         if let Some(prompt) = &mut self.prompt {
             return match prompt.key(key) {

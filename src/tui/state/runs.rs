@@ -1,12 +1,13 @@
 //! The Runs tab's state: the run list, the selected run's metrics rows (kept current as new
-//! rows arrive), a second run pinned to overlay its curves, the smoothing toggle, the run
-//! this session trains, and the launch form.
+//! rows arrive), a second run pinned to overlay its curves, the smoothing toggle, the runs
+//! this TUI launched, and the launch form. Every run shows live whichever process trains
+//! it: its record carries its status and its step's activity.
 
 use super::status::Status;
-use crate::engine::{Command, Listing, RunProgress};
+use crate::engine::{Command, Listing};
 use crate::run::{GRPO_PRESET, Phase, RunConfig};
 use crate::store::{Filter, SortKey};
-use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
+use crate::trajectory::{MainJobStage, MetricsRow, RunInfo, RunKind, RunStatus};
 use crate::tui::action::Action;
 use crate::tui::launch_form::{LaunchEvent, LaunchForm};
 use crate::tui::outcome::Outcome;
@@ -31,8 +32,10 @@ pub struct RunsTab {
     pub overlay_rows: Vec<MetricsRow>,
     /// Smooth the charts.
     pub smoothing: bool,
-    /// The run the engine trains for this session, as it last reported.
-    pub live: Option<RunProgress>,
+    /// The process of a run just launched here, until the run list holds its run.
+    pub launching: Option<u32>,
+    /// The runs launched from this TUI (the quit prompt asks about those still training).
+    pub launched_here: Vec<String>,
     /// The open launch form.
     pub form: Option<LaunchForm>,
     /// The config of the last run launched, which the next form starts from.
@@ -47,8 +50,31 @@ impl RunsTab {
         self.runs.get(self.selected)
     }
 
-    /// Takes the run list; asks for the selected run's metrics.
-    pub fn receive_runs(&mut self, runs: Vec<RunInfo>) -> Vec<Command> {
+    /// Takes the run list: keeps the selection on its run (or moves it to a run just
+    /// launched here), tells the user when a run starts, pauses or ends, and asks for the
+    /// selected run's metrics.
+    pub fn receive_runs(&mut self, runs: Vec<RunInfo>, status: &mut Status) -> Vec<Command> {
+        if let Some(pid) = self.launching
+            && let Some(run) = runs.iter().find(|run| {
+                run.process
+                    .as_ref()
+                    .is_some_and(|process| process.pid == pid)
+            })
+        {
+            self.launching = None;
+            self.follow = Some(run.id.clone());
+            if !self.launched_here.contains(&run.id) {
+                self.launched_here.push(run.id.clone());
+            }
+        }
+        if self.loaded {
+            for run in &runs {
+                let before = self.runs.iter().find(|old| old.id == run.id);
+                if before.map(|old| old.status) != Some(run.status) {
+                    announce(run, before.map(|old| old.status), status);
+                }
+            }
+        }
         let previous = self
             .follow
             .take()
@@ -119,40 +145,61 @@ impl RunsTab {
         }
     }
 
-    /// Takes a live run's progress into its record, telling the user when it starts, pauses,
-    /// ends or fails; asks for the run list when the run is not in it yet (then selects it).
-    pub fn run_changed(&mut self, progress: RunProgress, status: &mut Status) -> Vec<Command> {
-        let before = self
-            .live
-            .as_ref()
-            .filter(|live| live.run == progress.run)
-            .map(|live| live.status);
-        if before != Some(progress.status) {
-            announce(&progress, before, status);
-        }
-        let known = self.runs.iter_mut().find(|info| info.id == progress.run);
-        let commands = match known {
-            Some(info) => {
-                info.status = progress.status;
-                info.step = progress.step;
-                info.total_steps = progress.total_steps;
-                Vec::new()
-            }
-            None if self.follow.as_ref() == Some(&progress.run) => Vec::new(),
-            None => {
-                self.follow = Some(progress.run.clone());
-                vec![Command::LoadRuns]
-            }
-        };
-        self.live = Some(progress);
-        commands
+    /// A background run was launched from here: its run is the one its process trains.
+    pub fn launched(
+        &mut self,
+        pid: u32,
+        log: &std::path::Path,
+        status: &mut Status,
+    ) -> Vec<Command> {
+        self.launching = Some(pid);
+        status.notify(format!(
+            "started in the background (process {pid}, output in {}); it keeps training \
+             when the TUI quits",
+            log.display()
+        ));
+        vec![Command::LoadRuns]
     }
 
-    /// The live run, while it trains or waits paused.
-    pub fn active(&self) -> Option<&RunProgress> {
-        self.live
-            .as_ref()
-            .filter(|live| matches!(live.status, RunStatus::Running | RunStatus::Paused))
+    /// The runs that train now (running or paused), whichever process trains them.
+    pub fn training(&self) -> impl Iterator<Item = &RunInfo> {
+        self.runs
+            .iter()
+            .filter(|run| matches!(run.status, RunStatus::Running | RunStatus::Paused))
+    }
+
+    /// The training run the screen shows: the selected run while it trains, else the newest
+    /// that trains.
+    pub fn live(&self) -> Option<&RunInfo> {
+        self.selected_run()
+            .filter(|run| matches!(run.status, RunStatus::Running | RunStatus::Paused))
+            .or_else(|| self.training().last())
+    }
+
+    /// What the main job does now, while one of its runs trains: the stage, its progress,
+    /// and what comes after it.
+    pub fn main_job_line(&self) -> Option<String> {
+        let run = self.training().find(|run| run.stage.is_some())?;
+        let stage = run.stage?;
+        let next = match stage {
+            MainJobStage::Grpo => "",
+            _ => {
+                " · the GRPO preset starts when the cold start is done (`n` launches a run \
+                  of your own now)"
+            }
+        };
+        Some(format!(
+            "main job: {} · {}{next}",
+            stage.name(),
+            describe(run)
+        ))
+    }
+
+    /// The runs launched from this TUI that still train.
+    pub fn training_here(&self) -> Vec<&RunInfo> {
+        self.training()
+            .filter(|run| self.launched_here.contains(&run.id))
+            .collect()
     }
 
     /// Opens the launch form, prefilled from the last run launched or the GRPO preset.
@@ -166,40 +213,36 @@ impl RunsTab {
         Ok(())
     }
 
-    /// The command that pauses, resumes or stops the selected run, with what to tell the
-    /// user; or why it cannot.
+    /// The command that pauses, resumes or stops the selected run (whichever process trains
+    /// it), with what to tell the user; or why it cannot.
     pub fn steer(&self, action: Action) -> Result<(Command, String), String> {
         let run = self.selected_run().ok_or("no run selected")?;
         let id = run.id.clone();
-        let active = self.active().filter(|live| live.run == id);
-        match (action, active) {
-            (Action::PauseRun, Some(live)) if live.status == RunStatus::Running => Ok((
+        match (action, run.status) {
+            (Action::PauseRun, RunStatus::Running) => Ok((
                 Command::PauseRun(id.clone()),
                 format!("{id} pauses after its current step"),
             )),
-            (Action::PauseRun, Some(_)) => Err(format!("{id} is already paused")),
-            (Action::ResumeRun, Some(live)) if live.status == RunStatus::Paused => {
+            (Action::PauseRun, RunStatus::Paused) => Err(format!("{id} is already paused")),
+            (Action::ResumeRun, RunStatus::Paused) => {
                 Ok((Command::ResumeRun(id.clone()), format!("{id} goes on")))
             }
-            (Action::ResumeRun, Some(_)) => Err(format!("{id} is running")),
-            (Action::StopRun, Some(_)) => Ok((
+            (Action::ResumeRun, RunStatus::Running) => Err(format!("{id} is running")),
+            (Action::StopRun, RunStatus::Running | RunStatus::Paused) => Ok((
                 Command::StopRun(id.clone()),
                 format!("{id} stops after its current step, with a checkpoint"),
             )),
-            (Action::ResumeRun, None) => self.resumable(run).map(|()| {
+            (Action::ResumeRun, _) => self.resumable(run).map(|()| {
                 (
                     Command::ResumeRun(id.clone()),
-                    format!("resuming {id} from its latest checkpoint"),
+                    format!("resuming {id} from its latest checkpoint in the background"),
                 )
             }),
-            _ => Err(format!(
-                "{id} is {}, not training in this session",
-                run.status.as_str()
-            )),
+            _ => Err(format!("{id} is {}, not training", run.status.as_str())),
         }
     }
 
-    /// Whether a run this session does not train can resume here.
+    /// Whether a run that does not train can resume here.
     fn resumable(&self, run: &RunInfo) -> Result<(), String> {
         match run.kind {
             RunKind::Grpo => {}
@@ -211,17 +254,10 @@ impl RunsTab {
             }
             kind => return Err(format!("{} is a {kind} run, not a training run", run.id)),
         }
-        if let Some(live) = self.active() {
-            return Err(format!("{} is training; stop it first", live.run));
-        }
         match run.status {
-            RunStatus::Stopped | RunStatus::Failed => Ok(()),
+            RunStatus::Stopped | RunStatus::Failed | RunStatus::Interrupted => Ok(()),
             RunStatus::Done => Err(format!("{} is done", run.id)),
-            RunStatus::Running | RunStatus::Paused => Err(format!(
-                "{} is not training in this session; `rollscope train grpo --resume {}` \
-                 continues it after a crash",
-                run.id, run.id
-            )),
+            RunStatus::Running | RunStatus::Paused => Err(format!("{} is training", run.id)),
         }
     }
 
@@ -337,23 +373,29 @@ impl RunsTab {
     }
 }
 
-/// Tells the user a live run changed status: started, paused, stopped, done or failed.
-fn announce(progress: &RunProgress, before: Option<RunStatus>, status: &mut Status) {
-    let run = &progress.run;
-    let step = progress.step;
-    match (progress.status, &progress.error) {
-        (_, Some(error)) => status.warn(format!("{run} failed at step {step}: {error}")),
-        (RunStatus::Paused, _) => {
-            status.notify(format!("{run} paused after step {step}; resume or stop it"));
-        }
-        (RunStatus::Stopped, _) => status.notify(format!(
-            "{run} stopped after step {step} (checkpoint written; resume continues it)"
+/// Tells the user a run changed status: started, paused, stopped, done, failed or
+/// interrupted.
+fn announce(run: &RunInfo, before: Option<RunStatus>, status: &mut Status) {
+    let id = &run.id;
+    let step = run.step;
+    match run.status {
+        RunStatus::Failed => status.warn(format!(
+            "{id} failed at step {step}: {}",
+            run.note.as_deref().unwrap_or("see its log")
         )),
-        (RunStatus::Done, _) => status.notify(format!("{run} done after {step} steps")),
-        (RunStatus::Running, None) if before.is_none() => {
-            status.notify(format!("{run} started"));
+        RunStatus::Interrupted => status.warn(format!(
+            "{id}'s process ended at step {step} without finishing; `r` resumes it from its \
+             checkpoint"
+        )),
+        RunStatus::Paused => {
+            status.notify(format!("{id} paused after step {step}; resume or stop it"));
         }
-        _ => {}
+        RunStatus::Stopped => status.notify(format!(
+            "{id} stopped after step {step} (checkpoint written; resume continues it)"
+        )),
+        RunStatus::Done => status.notify(format!("{id} done after {step} steps")),
+        RunStatus::Running if before.is_none() => status.notify(format!("{id} started")),
+        RunStatus::Running => {}
     }
 }
 
@@ -367,10 +409,10 @@ fn merge_rows(held: &mut Vec<MetricsRow>, rows: Vec<MetricsRow>) {
     }
 }
 
-/// A live run's progress in a few words: `step 3/30 · rollouts 37/64`.
-pub fn describe(progress: &RunProgress) -> String {
-    let total = progress.total_steps;
-    match (progress.status, progress.activity) {
+/// A run's progress in a few words: `step 3/30 · rollouts 37/64`.
+pub fn describe(run: &RunInfo) -> String {
+    let total = run.total_steps;
+    match (run.status, run.activity) {
         (RunStatus::Running, Some(activity)) if activity.phase == Phase::Checkpoint => {
             format!("step {}/{total} · checkpoint", activity.step)
         }
@@ -381,8 +423,8 @@ pub fn describe(progress: &RunProgress) -> String {
             activity.done,
             activity.total
         ),
-        (RunStatus::Running, None) => format!("step {}/{total}", progress.step),
-        (RunStatus::Paused, _) => format!("paused after step {}/{total}", progress.step),
-        (status, _) => format!("{} at step {}/{total}", status.as_str(), progress.step),
+        (RunStatus::Running, None) => format!("step {}/{total}", run.step),
+        (RunStatus::Paused, _) => format!("paused after step {}/{total}", run.step),
+        (status, _) => format!("{} at step {}/{total}", status.as_str(), run.step),
     }
 }

@@ -6,6 +6,7 @@ use crate::tui::action::Action;
 use crate::tui::app::{App, Screen, Tab};
 use crate::tui::layout;
 use crate::tui::rich::Tone;
+use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -103,11 +104,17 @@ const RUNS: &[(Action, &str)] = &[
         "pin this run: its curves overlay the selected run's (again: unpin)",
     ),
     (Action::Open, "this run's rollouts, newest first"),
-    (Action::NewRun, "launch a GRPO run (form)"),
-    (Action::PauseRun, "pause the run after its step"),
+    (
+        Action::NewRun,
+        "launch a GRPO run (form); it trains in the background",
+    ),
+    (
+        Action::PauseRun,
+        "pause the run after its step (any process's)",
+    ),
     (
         Action::ResumeRun,
-        "resume: paused, or stopped from its checkpoint",
+        "resume: paused, or stopped / interrupted from its checkpoint",
     ),
     (Action::StopRun, "stop after its step, with a checkpoint"),
     (Action::Refresh, "reload"),
@@ -265,10 +272,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             span(theme, Tone::Muted, what),
         ]));
     }
-    let height = lines.len() as u16 + 2;
-    let box_area = layout::centered(area, 96, height);
-    frame.render_widget(Clear, box_area);
     let title = Line::from(span(theme, Tone::Accent, " keys · any key closes "));
+    draw_box(frame, area, theme, title, lines, 96);
+}
+
+/// A box of `lines` centred in `area`, `width` columns wide, over what is drawn there.
+fn draw_box(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    title: Line,
+    lines: Vec<Line>,
+    width: u16,
+) {
+    let box_area = layout::centered(area, width, lines.len() as u16 + 2);
+    frame.render_widget(Clear, box_area);
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
@@ -276,4 +294,49 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             .block(pane(theme, title, true)),
         box_area,
     );
+}
+
+/// The quit question: the runs launched here that still train, and the two ways out.
+pub fn draw_quit_prompt(frame: &mut Frame, area: Rect, app: &App) {
+    let theme = &app.theme;
+    let mut lines: Vec<Line> = app
+        .tabs
+        .runs
+        .training_here()
+        .into_iter()
+        .map(|run| {
+            Line::from(span(
+                theme,
+                Tone::Pass,
+                format!(
+                    "{} {}",
+                    crate::text::inert(&run.id),
+                    crate::tui::state::runs::describe(run)
+                ),
+            ))
+        })
+        .collect();
+    lines.push(Line::default());
+    for (key, what) in [
+        (
+            "b",
+            "keep training in the background, and quit (any TUI shows it)",
+        ),
+        (
+            "s",
+            "stop after the current step, with a checkpoint, and quit",
+        ),
+        ("esc", "stay"),
+    ] {
+        lines.push(Line::from(vec![
+            span(theme, Tone::Accent, format!("{key:>5}  ")),
+            span(theme, Tone::Text, what),
+        ]));
+    }
+    let title = Line::from(span(
+        theme,
+        Tone::Warn,
+        " quit? runs launched here still train ",
+    ));
+    draw_box(frame, area, theme, title, lines, 72);
 }

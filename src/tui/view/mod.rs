@@ -46,4 +46,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if app.help {
         help::draw(frame, area, app);
     }
+    if app.quit_prompt {
+        help::draw_quit_prompt(frame, area, app);
+    }
 }

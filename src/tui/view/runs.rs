@@ -5,10 +5,10 @@
 use super::widgets::{pane, span};
 use crate::text::inert;
 use crate::trajectory::metric;
-use crate::trajectory::{MetricsRow, RunStatus};
+use crate::trajectory::{MetricsRow, RunKind, RunStatus};
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
-use crate::tui::series::{self, Metric, Points, SMALL_CHARTS, SMOOTHING};
+use crate::tui::series::{self, Metric, Points, SMOOTHING};
 use crate::tui::state::runs;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -16,7 +16,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::Line;
-use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Wrap};
 
 /// Draws the Runs tab.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -31,17 +31,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [list, reward] =
         Layout::horizontal([Constraint::Length(list_width), Constraint::Fill(1)]).areas(top);
     draw_run_list(frame, list, app);
+    let kind = app.tabs.runs.selected_run().map(|run| run.kind);
     let curves = Curves {
         rows: &app.tabs.runs.rows,
         selected: app.tabs.runs.metrics_run.as_deref().unwrap_or_default(),
         overlay: app.tabs.runs.overlay(),
         smoothing: app.tabs.runs.smoothing,
+        small: series::small_charts(kind),
     };
-    draw_reward(frame, reward, theme, &curves, total_steps(app));
+    match kind {
+        Some(RunKind::Sft) => draw_loss(frame, reward, theme, &curves, total_steps(app)),
+        _ => draw_reward(frame, reward, theme, &curves, total_steps(app)),
+    }
     draw_small_charts(frame, bottom, theme, &curves);
-    let rows = curves.rows;
     if footer.height > 0 {
-        frame.render_widget(Paragraph::new(latest_line(theme, rows)), footer);
+        frame.render_widget(Paragraph::new(latest_line(theme, &curves)), footer);
     }
 }
 
@@ -51,6 +55,7 @@ struct Curves<'a> {
     selected: &'a str,
     overlay: Option<(&'a str, &'a [MetricsRow])>,
     smoothing: bool,
+    small: &'static [Metric],
 }
 
 impl Curves<'_> {
@@ -94,7 +99,7 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
             .map(|(index, run)| {
                 let tone = match run.status {
                     RunStatus::Running => Tone::Pass,
-                    RunStatus::Failed => Tone::Fail,
+                    RunStatus::Failed | RunStatus::Interrupted => Tone::Fail,
                     RunStatus::Paused => Tone::Warn,
                     RunStatus::Done | RunStatus::Stopped => Tone::Muted,
                 };
@@ -115,20 +120,23 @@ fn draw_run_list(frame: &mut Frame, area: Rect, app: &App) {
             })
             .collect()
     };
-    if let Some(live) = app.tabs.runs.active() {
+    if let Some(live) = app.tabs.runs.live() {
         let tone = match live.status {
             RunStatus::Paused => Tone::Warn,
             _ => Tone::Pass,
         };
-        let text = format!("▶ {} {}", inert(&live.run), runs::describe(live));
+        let text = format!("▶ {} {}", inert(&live.id), runs::describe(live));
         let room = usize::from(area.height.saturating_sub(2));
         if lines.len() + 1 < room {
             lines.push(Line::default());
         }
         lines.push(Line::from(span(theme, tone, text)));
     }
+    if let Some(text) = app.tabs.runs.main_job_line() {
+        lines.push(Line::from(span(theme, Tone::Accent, text)));
+    }
     frame.render_widget(
-        Paragraph::new(lines).block(pane(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(pane(
             theme,
             Line::from(span(theme, Tone::Accent, " Runs ")),
             true,
@@ -187,6 +195,21 @@ fn draw_reward(
     frame.render_widget(chart, area);
 }
 
+/// An SFT run's main chart: its loss by step.
+fn draw_loss(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    curves: &Curves,
+    steps: Option<(u64, u64)>,
+) {
+    let suffix = steps.map_or_else(String::new, |(step, total)| {
+        format!("· step {step}/{total} ")
+    });
+    let axes = (ticks(area.width, 12), ticks(area.height, 4));
+    draw_line(frame, area, theme, curves, &series::LOSS, &suffix, axes);
+}
+
 /// How many ticks fit along `cells` cells, one per `every`, between 2 and 6.
 fn ticks(cells: u16, every: u16) -> usize {
     usize::from(cells / every.max(1)).clamp(2, 6)
@@ -238,7 +261,7 @@ fn draw_small_charts(frame: &mut Frame, area: Rect, theme: &Theme, curves: &Curv
     if area.height < 3 || area.width < 10 {
         return;
     }
-    let count = SMALL_CHARTS.len();
+    let count = curves.small.len();
     let columns = [count, count.div_ceil(2), 2]
         .into_iter()
         .find(|columns| usize::from(area.width) / columns >= 18)
@@ -249,7 +272,7 @@ fn draw_small_charts(frame: &mut Frame, area: Rect, theme: &Theme, curves: &Curv
     for (row_index, row_area) in row_areas.iter().enumerate() {
         let cells = Layout::horizontal(vec![Constraint::Fill(1); columns]).split(*row_area);
         for (column, cell) in cells.iter().enumerate() {
-            if let Some(metric) = SMALL_CHARTS.get(row_index * columns + column) {
+            if let Some(metric) = curves.small.get(row_index * columns + column) {
                 draw_small_chart(frame, *cell, theme, curves, metric);
             }
         }
@@ -263,10 +286,28 @@ fn draw_small_chart(
     curves: &Curves,
     metric: &Metric,
 ) {
+    let axes = (
+        usize::from(area.height >= 6) * 2,
+        usize::from(area.width >= 24) * 2,
+    );
+    draw_line(frame, area, theme, curves, metric, "", axes);
+}
+
+/// One metric's line by step (with the pinned run's beside it), its latest value in the
+/// title, `axes` labels on the step and value axes.
+fn draw_line(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    curves: &Curves,
+    metric: &Metric,
+    suffix: &str,
+    axes: (usize, usize),
+) {
     let points = curves.smooth(series::points(curves.rows, metric));
     let overlay = curves.overlay_points(metric);
     let latest = series::latest(&points).map_or_else(|| "–".to_string(), series::axis_label);
-    let mut title = format!(" {} {latest} ", metric.title);
+    let mut title = format!(" {} {latest} {suffix}", metric.title);
     let mut all: Vec<&[(f64, f64)]> = vec![&points];
     let mut datasets = Vec::new();
     if let Some((_, other)) = &overlay {
@@ -288,13 +329,13 @@ fn draw_small_chart(
             Line::from(span(theme, Tone::Muted, title)),
             false,
         ))
-        .x_axis(step_axis(theme, x, usize::from(area.height >= 6) * 2))
-        .y_axis(value_axis(theme, y, usize::from(area.width >= 24) * 2));
+        .x_axis(step_axis(theme, x, axes.0))
+        .y_axis(value_axis(theme, y, axes.1));
     frame.render_widget(chart, area);
 }
 
-fn latest_line<'a>(theme: &Theme, rows: &[MetricsRow]) -> Line<'a> {
-    let Some(row) = rows.last() else {
+fn latest_line<'a>(theme: &Theme, curves: &Curves) -> Line<'a> {
+    let Some(row) = curves.rows.last() else {
         return Line::from(span(theme, Tone::Muted, " no metrics rows for this run"));
     };
     let mut parts = vec![format!(" step {}", row.step)];
@@ -304,7 +345,10 @@ fn latest_line<'a>(theme: &Theme, rows: &[MetricsRow]) -> Line<'a> {
             .map_or(String::new(), |std| format!("±{std:.2}"));
         parts.push(format!("reward {reward:.2}{std}"));
     }
-    for metric in &SMALL_CHARTS {
+    if let Some(loss) = row.get(metric::LOSS) {
+        parts.push(format!("loss {}", series::axis_label(loss)));
+    }
+    for metric in curves.small {
         if let Some(value) = metric.names.iter().find_map(|name| row.get(name)) {
             parts.push(format!("{} {}", metric.title, series::axis_label(value)));
         }

@@ -57,7 +57,7 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
         ),
         engine,
     ]);
-    if let Some(live) = app.tabs.runs.active() {
+    if let Some(live) = app.tabs.runs.live() {
         let tone = match live.status {
             RunStatus::Paused => Tone::Warn,
             _ => Tone::Pass,
@@ -66,7 +66,7 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
         title.push_span(span(
             theme,
             tone,
-            format!("{} {}", inert(&live.run), runs::describe(live)),
+            format!("{} {}", inert(&live.id), runs::describe(live)),
         ));
     }
     frame.render_widget(Paragraph::new(title), left);

@@ -1,0 +1,115 @@
+//! Runs launched from the UI start in background processes of their own (`rollscope train
+//! grpo` in a new session, output to a log file), so they keep training when the UI quits;
+//! they write through the session server like any other process, and every UI steers them
+//! through the store.
+
+use super::ComputeDevice;
+use crate::run::{JOB_LOG_ENV, RunConfig};
+use crate::session::SessionPaths;
+use anyhow::Context;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// How a launched run begins.
+#[derive(Clone, Debug)]
+pub enum Start {
+    /// A new GRPO run with this config.
+    New(Box<RunConfig>),
+    /// GRPO run `id` from its latest checkpoint.
+    Resume(String),
+}
+
+/// Starts background runs with a Rollscope program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobLauncher {
+    /// The `rollscope` binary.
+    pub program: PathBuf,
+}
+
+/// A background run just started.
+#[derive(Debug)]
+pub struct Launched {
+    /// Its process, to reap when it ends.
+    pub child: Child,
+    /// Where its output goes.
+    pub log: PathBuf,
+}
+
+impl JobLauncher {
+    /// Launches with `program`, the `rollscope` binary.
+    pub fn rollscope(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+        }
+    }
+
+    /// Launches with the program that runs now (the `rollscope` binary of a TUI).
+    pub fn this_program() -> std::io::Result<Self> {
+        Ok(Self::rollscope(std::env::current_exe()?))
+    }
+
+    /// Starts `start` in session `paths` on `device`, in a process of its own session (no
+    /// terminal's Ctrl-C or hang-up reaches it), its config and log under `jobs/`.
+    pub fn launch(
+        &self,
+        paths: &SessionPaths,
+        start: &Start,
+        device: ComputeDevice,
+    ) -> anyhow::Result<Launched> {
+        let jobs = paths.dir.join("jobs");
+        std::fs::create_dir_all(&jobs)
+            .with_context(|| format!("cannot create {}", jobs.display()))?;
+        let stem = format!("{}-{}", crate::trajectory::now_millis(), std::process::id());
+        let mut args = session_args(paths);
+        args.extend(["train".into(), "grpo".into()]);
+        match start {
+            Start::New(config) => {
+                let file = jobs.join(format!("{stem}.toml"));
+                std::fs::write(&file, config.to_toml()?)
+                    .with_context(|| format!("cannot write {}", file.display()))?;
+                args.extend(["--config".into(), file.display().to_string()]);
+            }
+            Start::Resume(run) => args.extend(["--resume".into(), run.clone()]),
+        }
+        args.extend(["--device".into(), device.flag()]);
+        let log = jobs.join(format!("{stem}.log"));
+        let child = self.spawn_detached(&args, &log)?;
+        Ok(Launched { child, log })
+    }
+
+    /// Runs `program ARGS` in a session of its own, stdin closed, output to `log`.
+    pub fn spawn_detached(&self, args: &[String], log: &Path) -> anyhow::Result<Child> {
+        let out = std::fs::File::create(log)
+            .with_context(|| format!("cannot create {}", log.display()))?;
+        let err = out.try_clone()?;
+        let mut command = Command::new(&self.program);
+        command
+            .args(args)
+            .env(JOB_LOG_ENV, log)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err);
+        // SAFETY: setsid is async-signal-safe and touches no memory of the parent.
+        unsafe {
+            command.pre_exec(|| {
+                libc::setsid();
+                Ok(())
+            });
+        }
+        command
+            .spawn()
+            .with_context(|| format!("cannot start {}", self.program.display()))
+    }
+}
+
+/// `--sessions-dir ROOT --session NAME`: the arguments that open session `paths`.
+pub fn session_args(paths: &SessionPaths) -> Vec<String> {
+    let root = paths.dir.parent().unwrap_or(Path::new("."));
+    vec![
+        "--sessions-dir".into(),
+        root.display().to_string(),
+        "--session".into(),
+        paths.name.clone(),
+    ]
+}
