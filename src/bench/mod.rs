@@ -158,3 +158,16 @@ pub fn random_tokens(rng: &mut StdRng, count: usize, vocab: usize) -> Vec<u32> {
         .map(|_| rng.random_range(16.min(vocab as u32 - 1)..vocab as u32))
         .collect()
 }
+
+/// Resident and peak resident memory of a process, from `/proc/PID/status`.
+fn process_memory(pid: u32) -> (Option<u64>, Option<u64>) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
+            .map(|kib| kib * 1024)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}

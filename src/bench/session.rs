@@ -136,8 +136,9 @@ pub fn bench_session(
     let mut latencies =
         visible_latencies(&served_dir, &launcher, &served, &ids, options, progress)?;
     latencies.sort_by(f64::total_cmp);
-    let (server_rss_bytes, server_peak_bytes) =
-        served.server_pid().map_or((None, None), server_memory);
+    let (server_rss_bytes, server_peak_bytes) = served
+        .server_pid()
+        .map_or((None, None), super::process_memory);
     let soak = match options.soak_minutes > 0.0 {
         true => Some(super::session_soak::soak(
             &options.executable,
@@ -223,17 +224,4 @@ fn visible_latencies(
     progress(BenchProgress::End);
     drop(engine);
     Ok(latencies)
-}
-
-/// Resident and peak resident memory of a process, from `/proc/PID/status`.
-pub(super) fn server_memory(pid: u32) -> (Option<u64>, Option<u64>) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next()?.parse::<u64>().ok())
-            .map(|kib| kib * 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
 }

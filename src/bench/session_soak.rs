@@ -95,7 +95,7 @@ pub fn soak(
         while Instant::now() < until {
             std::thread::sleep(Duration::from_secs(1));
             if let Some(pid) = store.server_pid() {
-                rss.extend(super::session::server_memory(pid).0);
+                rss.extend(super::process_memory(pid).0);
             }
             progress(BenchProgress::Advance(1));
         }
@@ -144,7 +144,7 @@ pub fn soak(
     })?;
     let rss_end = store
         .server_pid()
-        .and_then(|pid| super::session::server_memory(pid).0)
+        .and_then(|pid| super::process_memory(pid).0)
         .unwrap_or(0);
     Ok(SoakReport {
         minutes,

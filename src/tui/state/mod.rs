@@ -7,6 +7,7 @@ pub mod group;
 pub mod list;
 pub mod overview;
 pub mod rollouts;
+mod run_words;
 pub mod runs;
 pub mod stats;
 pub mod status;

@@ -3,9 +3,11 @@
 //! this TUI launched, and the launch form. Every run shows live whichever process trains
 //! it: its record carries its status and its step's activity.
 
+use super::run_words::announce;
+pub use super::run_words::describe;
 use super::status::Status;
 use crate::engine::{Command, Listing};
-use crate::run::{GRPO_PRESET, Phase, RunConfig};
+use crate::run::{GRPO_PRESET, RunConfig};
 use crate::store::{Filter, SortKey};
 use crate::trajectory::{MainJobStage, MetricsRow, RunInfo, RunKind, RunStatus};
 use crate::tui::action::Action;
@@ -373,32 +375,6 @@ impl RunsTab {
     }
 }
 
-/// Tells the user a run changed status: started, paused, stopped, done, failed or
-/// interrupted.
-fn announce(run: &RunInfo, before: Option<RunStatus>, status: &mut Status) {
-    let id = &run.id;
-    let step = run.step;
-    match run.status {
-        RunStatus::Failed => status.warn(format!(
-            "{id} failed at step {step}: {}",
-            run.note.as_deref().unwrap_or("see its log")
-        )),
-        RunStatus::Interrupted => status.warn(format!(
-            "{id}'s process ended at step {step} without finishing; `r` resumes it from its \
-             checkpoint"
-        )),
-        RunStatus::Paused => {
-            status.notify(format!("{id} paused after step {step}; resume or stop it"));
-        }
-        RunStatus::Stopped => status.notify(format!(
-            "{id} stopped after step {step} (checkpoint written; resume continues it)"
-        )),
-        RunStatus::Done => status.notify(format!("{id} done after {step} steps")),
-        RunStatus::Running if before.is_none() => status.notify(format!("{id} started")),
-        RunStatus::Running => {}
-    }
-}
-
 /// Merges new rows into rows held by step: a row for a step already held replaces it.
 fn merge_rows(held: &mut Vec<MetricsRow>, rows: Vec<MetricsRow>) {
     for row in rows {
@@ -406,25 +382,5 @@ fn merge_rows(held: &mut Vec<MetricsRow>, rows: Vec<MetricsRow>) {
             Ok(index) => held[index] = row,
             Err(index) => held.insert(index, row),
         }
-    }
-}
-
-/// A run's progress in a few words: `step 3/30 · rollouts 37/64`.
-pub fn describe(run: &RunInfo) -> String {
-    let total = run.total_steps;
-    match (run.status, run.activity) {
-        (RunStatus::Running, Some(activity)) if activity.phase == Phase::Checkpoint => {
-            format!("step {}/{total} · checkpoint", activity.step)
-        }
-        (RunStatus::Running, Some(activity)) => format!(
-            "step {}/{total} · {} {}/{}",
-            activity.step,
-            activity.phase.name(),
-            activity.done,
-            activity.total
-        ),
-        (RunStatus::Running, None) => format!("step {}/{total}", run.step),
-        (RunStatus::Paused, _) => format!("paused after step {}/{total}", run.step),
-        (status, _) => format!("{} at step {}/{total}", status.as_str(), run.step),
     }
 }
