@@ -28,7 +28,7 @@
 //! # Arrows that must never exist
 //!
 //! - `tui` → `model` (or candle): the TUI names a device only through the engine's plain
-//!   configuration; the engine turns it into load options.
+//!   configuration; the engine passes it to the runs it launches as their `--device`.
 //! - `tui` → a `Store` of its own: `tui::terminal` hands the one the CLI opened to the
 //!   engine; the UI thread never waits on disk or a model.
 //! - anything → `cli`, or `clap` outside `cli`: the library takes plain options.

@@ -82,7 +82,7 @@ pub fn soak(
         total: Some((minutes * 60.0).ceil() as u64),
     });
     let done = AtomicBool::new(false);
-    let (mut results, rss) = std::thread::scope(|scope| {
+    let (results, rss) = std::thread::scope(|scope| {
         let clients: Vec<_> = (0..CLIENTS)
             .map(|client| {
                 let launcher = launcher.clone();
@@ -120,7 +120,7 @@ pub fn soak(
     let mut latencies: Vec<f64> = Vec::new();
     let mut written = BTreeMap::new();
     let mut labels = 0;
-    for result in results.drain(..) {
+    for result in results {
         let client = result.map_err(|_| anyhow::anyhow!("a client panicked"))??;
         labels += client.labels;
         latencies.extend(client.latencies);

@@ -35,8 +35,9 @@ pub use filter_args::FilterArgs;
 
 /// Rollscope: inspect, label, train and curate agentic RL rollouts from the terminal.
 ///
-/// With no command it runs the main job: on a session's first start it builds the embedded
-/// default model, cold-starts it with SFT and evaluates it, then opens the TUI.
+/// With no command it opens the TUI at once and runs the main job in the background: on a
+/// session's first start it builds the embedded default model, cold-starts it with SFT,
+/// evaluates it, then trains the GRPO preset (`--headless`: that work here, figures printed).
 #[derive(Debug, Parser)]
 #[command(name = "rollscope", version, about, long_about = None, after_help = AFTER_HELP)]
 pub struct Cli {
@@ -54,8 +55,8 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
-    /// With no command: run the first-start pipeline and the GRPO preset without the TUI,
-    /// printing the figures.
+    /// With no command: run the main job (cold start, then the GRPO preset) here without the
+    /// TUI, printing the figures; later starts skip what the main job finished.
     #[arg(long)]
     pub headless: bool,
     /// With no command: the main job's seed, for the embedded model's weights and every

@@ -139,20 +139,17 @@ pub fn main_job_grpo(
 
 /// The main job's stages not finished yet in the session at `store`, in order.
 pub fn main_job_remaining(store: &Store) -> anyhow::Result<Vec<MainJobStage>> {
-    let runs = store.runs()?;
-    let stages = [
+    let mut remaining = Vec::new();
+    for stage in [
         MainJobStage::CalculatorSft,
         MainJobStage::MixedSft,
         MainJobStage::Grpo,
-    ];
-    Ok(stages
-        .into_iter()
-        .filter(|stage| {
-            !runs
-                .iter()
-                .any(|run| run.stage == Some(*stage) && run.status == RunStatus::Done)
-        })
-        .collect())
+    ] {
+        if finished_of_stage(store, stage)?.is_none() {
+            remaining.push(stage);
+        }
+    }
+    Ok(remaining)
 }
 
 /// Whether a main-job run is resumed rather than started again: it was stopped or its
@@ -216,7 +213,7 @@ pub struct GoalCheck {
 pub fn cold_start_goals(context: &RunContext) -> anyhow::Result<Vec<GoalCheck>> {
     let mut checks = Vec::new();
     for (stage, ..) in COLD_START {
-        let Some(run) = finished_of_stage(context, stage)? else {
+        let Some(run) = finished_of_stage(&context.store, stage)? else {
             continue;
         };
         let Some(accuracy) = final_accuracy(context, &run)? else {
@@ -255,9 +252,8 @@ pub fn grpo_goal(before: f64, after: f64) -> GoalCheck {
 }
 
 /// The main job's newest finished run of `stage`.
-fn finished_of_stage(context: &RunContext, stage: MainJobStage) -> anyhow::Result<Option<String>> {
-    Ok(context
-        .store
+fn finished_of_stage(store: &Store, stage: MainJobStage) -> anyhow::Result<Option<String>> {
+    Ok(store
         .runs()?
         .into_iter()
         .filter(|run| run.stage == Some(stage) && run.status == RunStatus::Done)
@@ -267,7 +263,7 @@ fn finished_of_stage(context: &RunContext, stage: MainJobStage) -> anyhow::Resul
 
 /// The held-out accuracy that ended the main job's cold start (its mixed SFT run).
 pub fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigures>> {
-    let Some(run) = finished_of_stage(context, MainJobStage::MixedSft)? else {
+    let Some(run) = finished_of_stage(&context.store, MainJobStage::MixedSft)? else {
         return Ok(None);
     };
     Ok(final_accuracy(context, &run)?.map(|accuracy| EvalFigures {
@@ -278,7 +274,7 @@ pub fn latest_sft_eval(context: &RunContext) -> anyhow::Result<Option<EvalFigure
 
 /// The held-out accuracy that ended the main job's GRPO preset run, with its id.
 pub fn main_job_grpo_eval(context: &RunContext) -> anyhow::Result<Option<(String, f64)>> {
-    let Some(run) = finished_of_stage(context, MainJobStage::Grpo)? else {
+    let Some(run) = finished_of_stage(&context.store, MainJobStage::Grpo)? else {
         return Ok(None);
     };
     Ok(final_accuracy(context, &run)?.map(|accuracy| (run, accuracy)))
