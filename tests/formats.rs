@@ -10,5 +10,6 @@ mod formats {
     mod import_agents;
     mod import_all;
     mod import_math;
+    mod import_openhands;
     mod round_trip;
 }

@@ -64,6 +64,8 @@ fn classify(has: impl Fn(&str) -> bool) -> Option<Format> {
         Format::Rollscope
     } else if has("eval") && (has("samples") || has("results") || has("version")) {
         Format::Inspect
+    } else if super::openhands::looks_like(&has) {
+        Format::OpenHands
     } else if has("trajectory_format") || (has("messages") && has("info")) {
         Format::MiniSweAgent
     } else if has("history") || (has("trajectory") && (has("info") || has("environment"))) {
@@ -76,6 +78,8 @@ fn classify(has: impl Fn(&str) -> bool) -> Option<Format> {
         Format::Sharegpt
     } else if has("completions") && has("labels") {
         Format::TrlStepwise
+    } else if has("question") && has("reasoning_steps") {
+        Format::OmegaPrm
     } else if has("question") && has("full_answer") {
         Format::Rl
     } else if has("question") && has("label") {
@@ -92,6 +96,8 @@ fn classify(has: impl Fn(&str) -> bool) -> Option<Format> {
         Format::Gsm8k
     } else if has("messages") {
         Format::OpenaiMessages
+    } else if has("role") && (has("content") || has("tool_calls")) {
+        Format::Messages
     } else {
         return None;
     };

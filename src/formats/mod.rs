@@ -18,10 +18,14 @@ mod inspect_eval;
 mod json_text;
 mod jsonl;
 mod math_shepherd;
+mod messages;
 mod metrics;
 mod mini_swe_agent;
 mod native;
+mod omega_prm;
 mod openai;
+mod openhands;
+mod openhands_events;
 mod options;
 mod prm800k;
 mod responses;
@@ -70,12 +74,18 @@ pub enum Format {
     Responses,
     /// tau-bench result arrays.
     TauBench,
+    /// OpenHands event streams and evaluation / resolver output rows.
+    OpenHands,
+    /// A bare JSON array of chat messages (mini-swe-agent replays, hand-made transcripts).
+    Messages,
     /// GSM8K `{question, answer}` rows (import as tasks).
     Gsm8k,
     /// PRM800K rows: solutions with human step ratings.
     Prm800k,
     /// Math-Shepherd rows: solutions with automatic step labels.
     MathShepherd,
+    /// OmegaPRM / MATH-APS rows: solution trees or prefixes with Monte-Carlo step values.
+    OmegaPrm,
     /// TRL prompt–completion JSONL (`prompt`, `completion` as message lists).
     TrlPromptCompletion,
     /// TRL stepwise process-reward JSONL (`prompt`, `completions`, `labels`).
@@ -87,7 +97,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 20] = [
         Self::Rollscope,
         Self::OpenaiMessages,
         Self::Sharegpt,
@@ -99,9 +109,12 @@ impl Format {
         Self::VerlTasks,
         Self::Responses,
         Self::TauBench,
+        Self::OpenHands,
+        Self::Messages,
         Self::Gsm8k,
         Self::Prm800k,
         Self::MathShepherd,
+        Self::OmegaPrm,
         Self::TrlPromptCompletion,
         Self::TrlStepwise,
         Self::Rl,
@@ -121,9 +134,12 @@ impl Format {
             Self::VerlTasks => "verl-tasks",
             Self::Responses => "responses",
             Self::TauBench => "tau-bench",
+            Self::OpenHands => "openhands",
+            Self::Messages => "messages",
             Self::Gsm8k => "gsm8k",
             Self::Prm800k => "prm800k",
             Self::MathShepherd => "math-shepherd",
+            Self::OmegaPrm => "omega-prm",
             Self::TrlPromptCompletion => "trl-prompt-completion",
             Self::TrlStepwise => "trl-stepwise",
             Self::Rl => "rl",
@@ -349,9 +365,12 @@ fn read_format(
         Format::VerlTasks => verl::read_tasks(context, sink),
         Format::Responses => responses::read(context, sink),
         Format::TauBench => tau_bench::read(context, sink),
+        Format::OpenHands => openhands::read(context, sink),
+        Format::Messages => messages::read(context, sink),
         Format::Gsm8k => gsm8k::read(context, sink),
         Format::Prm800k => prm800k::read(context, sink),
         Format::MathShepherd => math_shepherd::read(context, sink),
+        Format::OmegaPrm => omega_prm::read(context, sink),
         Format::TrlPromptCompletion => trl::read(context, sink),
         Format::TrlStepwise => trl_stepwise::read(context, sink),
         Format::Rl => rl::read(context, sink),

@@ -13,13 +13,17 @@ fn import_everyhow(bytes: &[u8]) {
     }
 }
 
-const REAL_FILES: [&str; 6] = [
+const REAL_FILES: [&str; 10] = [
     "log_message_deduplication.eval",
     "sharegpt_glaive_toolcall.json",
     "samples_prm800k.jsonl",
     "nemo_gym_single_tool_call_rollouts.jsonl",
     "log_formats.json",
     "samples_math-shepherd.jsonl",
+    "openhands_wrong_initial_state.json",
+    "openhands_resolver_output.first1.jsonl",
+    "mini_swe_agent_local_replay.traj.json",
+    "samples_math-aps-tree.first1.jsonl",
 ];
 
 proptest! {

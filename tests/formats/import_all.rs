@@ -46,7 +46,7 @@ fn every_file_imports_without_problems_and_ids_are_stable() {
         }
         total += first.trajectories.len() + first.tasks.len();
     }
-    assert_eq!(total, 51 + 203, "51 trajectories and 203 tasks in all");
+    assert_eq!(total, 192 + 208, "192 trajectories and 208 tasks in all");
 }
 
 #[test]
@@ -84,6 +84,10 @@ fn the_cli_imports_every_file_with_its_counts() {
             "1 trajectories, 1 tasks (inspect-eval)",
         ),
         (
+            "mini_swe_agent_local_replay.traj.json",
+            "1 trajectories, 1 tasks (messages)",
+        ),
+        (
             "mini_swe_agent_sqlfluff.traj.json",
             "1 trajectories, 1 tasks (mini-swe-agent)",
         ),
@@ -94,6 +98,22 @@ fn the_cli_imports_every_file_with_its_counts() {
         (
             "openai_chat_tools.jsonl",
             "2 trajectories, 2 tasks (openai)",
+        ),
+        (
+            "openhands_basic_interactions.json",
+            "1 trajectories, 1 tasks (openhands)",
+        ),
+        (
+            "openhands_resolver_output.first1.jsonl",
+            "1 trajectories, 1 tasks (openhands)",
+        ),
+        (
+            "openhands_wrong_initial_state.json",
+            "1 trajectories, 1 tasks (openhands)",
+        ),
+        (
+            "samples_math-aps-tree.first1.jsonl",
+            "137 trajectories, 1 tasks (omega-prm)",
         ),
         (
             "samples_math-shepherd.jsonl",

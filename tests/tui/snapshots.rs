@@ -194,3 +194,33 @@ fn runs_with_a_pinned_run_overlaid() {
     }));
     snapshot("runs_overlay", &app);
 }
+
+/// The trajectory an importer makes of a real file of `tests/data/formats`.
+fn imported(name: &str) -> rollscope::trajectory::Trajectory {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/formats")
+        .join(name);
+    let mut found = None;
+    let options = rollscope::formats::ImportOptions {
+        id_nonce: 1,
+        ..Default::default()
+    };
+    rollscope::formats::import_file(&path, options, &mut |item| {
+        if let rollscope::formats::Item::Trajectory(trajectory) = item {
+            found.get_or_insert(*trajectory);
+        }
+        Ok(())
+    })
+    .unwrap();
+    found.expect("a trajectory")
+}
+
+#[test]
+fn openhands_turns_show_their_tool_calls_and_results() {
+    let mut app = crate::content::opened(imported("openhands_wrong_initial_state.json"), 120, 34);
+    act(&mut app, &[Action::Right]);
+    let screen = render(&app);
+    assert!(screen.contains("execute_bash"), "{screen}");
+    assert!(screen.contains("mv /workspace/game_2048.py"), "{screen}");
+    snapshot("trajectory_openhands", &app);
+}
