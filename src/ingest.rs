@@ -1,10 +1,12 @@
 //! Importing files into a store: records are parsed on the calling thread and written in
-//! batches on another, so parsing and storing overlap.
+//! batches on another, so parsing and storing overlap. A run's output folder imports as a
+//! run of its own (kind `import`): its records point at it and its metrics rows are its.
 
-use crate::formats::{self, ImportOptions, ImportReport, Item};
+use crate::formats::{self, ImportError, ImportOptions, ImportReport, Item, Problem};
 use crate::store::Store;
-use crate::trajectory::{Task, Trajectory};
-use std::path::Path;
+use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, Task, Trajectory};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 /// Records per write batch.
@@ -30,6 +32,17 @@ pub fn import_into(
     options: ImportOptions,
     on_record: &mut dyn FnMut(),
 ) -> anyhow::Result<ImportReport> {
+    import_file_into(store, path, options, &mut |_| {}, on_record)
+}
+
+/// `import_into`, with `stamp` applied to each trajectory before it is stored.
+fn import_file_into(
+    store: &Store,
+    path: &Path,
+    options: ImportOptions,
+    stamp: &mut (dyn FnMut(&mut Trajectory) + Send),
+    on_record: &mut dyn FnMut(),
+) -> anyhow::Result<ImportReport> {
     std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::sync_channel::<Batch>(2);
         let writer = scope.spawn(move || -> anyhow::Result<()> {
@@ -43,7 +56,10 @@ pub fn import_into(
         let result = formats::import_file(path, options, &mut |item| {
             on_record();
             match item {
-                Item::Trajectory(trajectory) => batch.trajectories.push(*trajectory),
+                Item::Trajectory(mut trajectory) => {
+                    stamp(&mut trajectory);
+                    batch.trajectories.push(*trajectory)
+                }
                 Item::Task(task) => batch.tasks.push(*task),
             }
             if batch.is_full() {
@@ -62,4 +78,105 @@ pub fn import_into(
         last.map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
         Ok(result?)
     })
+}
+
+/// What importing a run's output folder did.
+#[derive(Debug)]
+pub struct FolderImport {
+    /// The run its records and metrics were stored under.
+    pub run: String,
+    /// Each file of records with what its import read, or why it could not be read.
+    pub files: Vec<(PathBuf, anyhow::Result<ImportReport>)>,
+    /// Files no format reads (left alone, not errors), with why.
+    pub skipped: Vec<(PathBuf, String)>,
+    /// The metrics file read, the rows stored from it and its bad lines.
+    pub metrics: Option<(PathBuf, usize, Vec<Problem>)>,
+}
+
+/// Imports what a run's output folder holds (see [`formats::folder_contents`]) as a new run
+/// of kind `import`, finished when this returns.
+pub fn import_folder(
+    store: &Store,
+    dir: &Path,
+    options: ImportOptions,
+    on_record: &mut dyn FnMut(),
+) -> anyhow::Result<FolderImport> {
+    let contents = formats::folder_contents(dir)
+        .map_err(|error| anyhow::anyhow!("cannot read the folder {}: {error}", dir.display()))?;
+    anyhow::ensure!(
+        !contents.is_empty(),
+        "{}: no file Rollscope reads (records as .jsonl, .json, .parquet, .eval or .traj; \
+         metrics as trainer_state.json or metrics.jsonl)",
+        dir.display()
+    );
+    let mut record = RunInfo::new(
+        String::new(),
+        RunKind::Import,
+        0,
+        dir.display().to_string(),
+        0,
+    );
+    record.config = serde_json::json!({ "folder": dir });
+    record.note = Some(format!("imported from {}", dir.display()));
+    let run = store.create_run(&record)?;
+    record.id = run.clone();
+    let mut import = FolderImport {
+        run: run.clone(),
+        files: Vec::new(),
+        skipped: Vec::new(),
+        metrics: None,
+    };
+    let mut last_step = 0;
+    let mut stamp = |trajectory: &mut Trajectory| {
+        if trajectory.run.is_none() {
+            trajectory.run = Some(run.clone());
+        }
+        last_step = last_step.max(trajectory.policy_version.unwrap_or(0));
+    };
+    for path in contents.records {
+        match import_file_into(store, &path, options, &mut stamp, on_record) {
+            Err(error) if is_unrecognised(&error) => {
+                import.skipped.push((path, format!("{error:#}")));
+            }
+            result => import.files.push((path, result)),
+        }
+    }
+    if let Some(path) = contents.metrics {
+        let read = formats::read_metrics(&path, &run)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+        let rows = merged_by_step(read.rows);
+        for row in &rows {
+            store.put_metrics(row)?;
+        }
+        last_step = last_step.max(rows.last().map_or(0, |row| row.step));
+        import.metrics = Some((path, rows.len(), read.problems));
+    }
+    record.step = last_step;
+    record.total_steps = record.step;
+    record.status = RunStatus::Done;
+    store.put_run(&record)?;
+    Ok(import)
+}
+
+/// Whether an import failed because no format reads the file.
+fn is_unrecognised(error: &anyhow::Error) -> bool {
+    matches!(
+        error.downcast_ref::<ImportError>(),
+        Some(ImportError::Unrecognised { .. } | ImportError::Empty { .. })
+    )
+}
+
+/// One row per step: rows of the same step (TRL logs evaluation rows at the step of a
+/// training row) are merged, later values winning.
+fn merged_by_step(rows: Vec<MetricsRow>) -> Vec<MetricsRow> {
+    let mut merged: BTreeMap<u64, MetricsRow> = BTreeMap::new();
+    for row in rows {
+        match merged.get_mut(&row.step) {
+            Some(kept) => kept.values.extend(row.values),
+            None => {
+                merged.insert(row.step, row);
+            }
+        }
+    }
+    merged.into_values().collect()
 }

@@ -11,5 +11,6 @@ mod formats {
     mod import_all;
     mod import_math;
     mod import_openhands;
+    mod import_trl;
     mod round_trip;
 }

@@ -1,30 +1,14 @@
-//! `import`, `export`, `list`, `tasks`, `delete`, `compact`, `sessions`.
+//! `export`, `list`, `tasks`, `delete`, `compact`, `sessions`.
 
 use super::{Cli, FilterArgs, output};
 use crate::curate::{self, ExportRequest};
-use crate::formats::{ExportOptions, Format, ImportOptions, ToolArguments};
-use crate::ingest;
+use crate::formats::{ExportOptions, Format, ToolArguments};
 use crate::session;
 use crate::store::{Query, SortKey};
-use crate::trajectory::now_millis;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::Write;
 use std::path::PathBuf;
-
-/// Arguments of `rollscope import`.
-#[derive(Debug, Args)]
-pub struct ImportArgs {
-    /// Files to import.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    /// The format of every file, instead of detecting it.
-    #[arg(long, value_parser = parse_format)]
-    pub format: Option<Format>,
-    /// Import nothing from a file that has any bad record.
-    #[arg(long)]
-    pub strict: bool,
-}
 
 /// Arguments of `rollscope export`.
 #[derive(Debug, Args)]
@@ -95,11 +79,13 @@ pub struct DeleteArgs {
     pub dry_run: bool,
 }
 
-fn parse_format(text: &str) -> Result<Format, String> {
+/// Parses a `--format` name.
+pub(super) fn parse_format(text: &str) -> Result<Format, String> {
     text.parse()
 }
 
-fn spinner(message: String) -> ProgressBar {
+/// A spinner counting records, for work of unknown length.
+pub(super) fn spinner(message: String) -> ProgressBar {
     let bar = ProgressBar::new_spinner();
     bar.set_style(
         ProgressStyle::with_template("{spinner} {msg} {pos} records ({per_sec})")
@@ -108,73 +94,6 @@ fn spinner(message: String) -> ProgressBar {
     bar.set_message(message);
     bar.enable_steady_tick(std::time::Duration::from_millis(120));
     bar
-}
-
-/// `rollscope import`.
-pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
-    let store = cli.open_store()?;
-    let mut reports = Vec::new();
-    let mut failures = 0;
-    for path in &args.files {
-        let bar = spinner(format!("importing {}", path.display()));
-        let options = ImportOptions {
-            format: args.format,
-            strict: args.strict,
-            id_nonce: now_millis(),
-        };
-        let result = ingest::import_into(&store, path, options, &mut || bar.inc(1));
-        bar.finish_and_clear();
-        match result {
-            Ok(report) => {
-                for problem in &report.problems {
-                    eprintln!("warning: {problem}");
-                }
-                if args.strict && !report.problems.is_empty() {
-                    failures += 1;
-                    eprintln!(
-                        "{}: {} bad records; nothing imported from it (--strict)",
-                        path.display(),
-                        report.problems.len()
-                    );
-                }
-                if !cli.json {
-                    println!(
-                        "{}: {} trajectories, {} tasks ({}){}",
-                        path.display(),
-                        report.trajectories,
-                        report.tasks,
-                        report.format.map_or("?", Format::name),
-                        if report.problems.is_empty() {
-                            String::new()
-                        } else {
-                            format!(", {} records skipped", report.problems.len())
-                        }
-                    );
-                }
-                reports.push(serde_json::json!({
-                    "file": path,
-                    "format": report.format.map(Format::name),
-                    "trajectories": report.trajectories,
-                    "tasks": report.tasks,
-                    "problems": report.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                }));
-            }
-            Err(error) => {
-                failures += 1;
-                eprintln!("error: {error:#}");
-                reports.push(serde_json::json!({"file": path, "error": format!("{error:#}")}));
-            }
-        }
-    }
-    if cli.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
-    }
-    anyhow::ensure!(
-        failures == 0,
-        "{failures} of {} files could not be imported",
-        args.files.len()
-    );
-    Ok(())
 }
 
 /// `rollscope export`: to a file with its manifest beside it, or to standard output.

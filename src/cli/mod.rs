@@ -9,6 +9,7 @@ mod curate;
 mod curate_stats;
 mod data;
 mod filter_args;
+mod import;
 mod inspect;
 mod labels;
 mod main_job;
@@ -86,7 +87,7 @@ Examples:
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Import trajectories and tasks from files (format detected from content).
-    Import(data::ImportArgs),
+    Import(import::ImportArgs),
     /// Export trajectories to a file in another tool's format.
     Export(data::ExportArgs),
     /// List trajectories, filtered and sorted.
@@ -181,7 +182,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         None => main_job::main_job(&cli),
         Some(Command::Tui(args)) => tui::tui(&cli, args),
-        Some(Command::Import(args)) => data::import(&cli, args),
+        Some(Command::Import(args)) => import::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),
         Some(Command::Tasks(args)) => data::tasks(&cli, args),

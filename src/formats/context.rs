@@ -5,7 +5,7 @@ use super::{Format, Item, Record};
 use crate::trajectory::{Message, Task, Trajectory, TrajectoryId};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// What every importer needs while reading one file.
@@ -16,6 +16,7 @@ pub struct Context<'a> {
     pub format: Format,
     nonce: i64,
     tasks_seen: HashSet<String>,
+    group_sizes: HashMap<u64, u32>,
 }
 
 impl<'a> Context<'a> {
@@ -26,7 +27,23 @@ impl<'a> Context<'a> {
             format,
             nonce,
             tasks_seen: HashSet::new(),
+            group_sizes: HashMap::new(),
         }
+    }
+
+    /// The GRPO group of a sample of `prompt` at `step` (a 32-bit hash of both, so siblings
+    /// share it even across files) and its index among this file's samples of that group.
+    pub fn group_sample(&mut self, step: Option<u64>, prompt: &str) -> (u64, u32) {
+        let mut hasher = Sha256::new();
+        hasher.update(step.unwrap_or(0).to_be_bytes());
+        hasher.update(prompt.as_bytes());
+        let digest = hasher.finalize();
+        let group = u64::from(u32::from_be_bytes([
+            digest[0], digest[1], digest[2], digest[3],
+        ]));
+        let size = self.group_sizes.entry(group).or_insert(0);
+        *size += 1;
+        (group, *size - 1)
     }
 
     /// A trajectory with a fresh id for record `index` of `origin` (the file, or a member of

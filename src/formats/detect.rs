@@ -1,5 +1,6 @@
 //! Recognising a file's format from its content: a zip archive is an Inspect `.eval` log;
-//! otherwise the keys of the first JSON record (a JSONL line, an array's first element, or
+//! a parquet file's column names count as its records' keys; otherwise the keys of the first
+//! JSON record (a JSONL line, an array's first element, or
 //! the top level of a single pretty-printed document) decide. The file name only helps to
 //! word the error when the content decides nothing.
 
@@ -32,6 +33,7 @@ pub fn detect(path: &Path) -> Result<Format, ImportError> {
         return Ok(Format::InspectEval);
     }
     let keys: Vec<String> = match first_byte(path)? {
+        _ if magic == super::parquet::MAGIC => super::parquet::column_names(path)?,
         None => return Err(unrecognised("the file holds only white space")),
         Some(b'[' | b'{') => match first_record(path)? {
             Some(serde_json::Value::Object(record)) => record.keys().cloned().collect(),
@@ -45,7 +47,7 @@ pub fn detect(path: &Path) -> Result<Format, ImportError> {
         },
         Some(_) => {
             return Err(unrecognised(
-                "it starts with neither JSON nor a zip archive",
+                "it starts with neither JSON, a zip archive nor parquet",
             ));
         }
     };

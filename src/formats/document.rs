@@ -43,13 +43,16 @@ pub fn read_document(path: &Path, report: &mut ImportReport) -> Result<Option<Va
     }
 }
 
-/// Reads a file of records: a JSON array of them, JSONL (one per line), or a single record
-/// written over several lines.
+/// Reads a file of records: a JSON array of them, JSONL (one per line), a single record
+/// written over several lines, or the rows of a parquet file.
 pub fn read_records(
     path: &Path,
     sink: &mut Sink<'_>,
     mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
+    if super::parquet::is_parquet(path)? {
+        return super::parquet::read_records(path, sink, parse);
+    }
     match first_byte(path)? {
         Some(b'[') => read_array(path, sink, parse),
         Some(b'{') if first_record(path)?.is_none() => match whole_value(path)? {

@@ -15,7 +15,6 @@ use super::steps::solution_message;
 use super::{ImportError, ImportReport, Item, Record, Sink};
 use crate::trajectory::{Message, ScoreSource, StepScore};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 /// Key of a trajectory's `extra` holding the root's value: the estimate before any step.
 const ROOT_VALUE_KEY: &str = "mc_value_before_first_step";
@@ -53,22 +52,22 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
             );
         }
     };
-    let group = group_of(&question);
     let origin = format!("{}#{}", context.path.display(), record.index);
     let mut items = Vec::new();
-    for (sample, steps) in solutions.into_iter().enumerate() {
+    for (path_index, steps) in solutions.into_iter().enumerate() {
         if steps.is_empty() {
             continue;
         }
+        let (group, sample) = context.group_sample(None, &question);
         let texts: Vec<&str> = steps.iter().map(|step| step.text.as_str()).collect();
         let solution = solution_message(&texts)?;
         let mut trajectory = context.trajectory(
             &origin,
-            sample as u64,
+            path_index as u64,
             vec![Message::user(question.clone()), solution],
         );
         trajectory.group = Some(group);
-        trajectory.sample = Some(sample as u32);
+        trajectory.sample = Some(sample);
         trajectory.step_scores = scores(&steps);
         trajectory.extra = object.clone();
         if let Some(value) = root_value {
@@ -180,14 +179,6 @@ fn scores(steps: &[Step]) -> Vec<StepScore> {
             })
         })
         .collect()
-}
-
-/// The group every solution of one question shares.
-fn group_of(question: &str) -> u64 {
-    let digest = Sha256::digest(question.as_bytes());
-    u64::from(u32::from_be_bytes([
-        digest[0], digest[1], digest[2], digest[3],
-    ]))
 }
 
 #[cfg(test)]

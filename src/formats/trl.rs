@@ -1,7 +1,9 @@
 //! TRL's prompt–completion type: `{"prompt", "completion"}` per line, each either a string
 //! (standard) or a list of messages (conversational), optionally with `tools`. The export
 //! writes the conversational form: `prompt` is everything before the first assistant message,
-//! `completion` the rest.
+//! `completion` the rest. TRL's GRPO trainer logs its samples in this shape too
+//! (`log_completions=True`: `completions/completions_NNNNN.parquet`, with `step`, `advantage`
+//! and a column per reward function): those rows become rollouts of their step, in groups.
 
 use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
 use super::context::{Context, TaskDraft};
@@ -9,7 +11,7 @@ use super::document::read_records;
 use super::fields::{into_object, take, take_required};
 use super::openai::tools;
 use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink, ToolArguments};
-use crate::trajectory::{Message, Role};
+use crate::trajectory::{Message, Reward, Role, Trajectory};
 use serde_json::{Map, Value};
 use std::io::Write;
 
@@ -40,12 +42,50 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
         tools,
         ..TaskDraft::default()
     };
+    let prompt_text: Vec<&str> = prompt
+        .iter()
+        .map(|message| message.content.as_str())
+        .collect();
+    let prompt_text = prompt_text.join("\n");
     let mut messages = prompt;
     messages.extend(completion);
     name_tool_results(&mut messages);
     let mut trajectory = context.record_trajectory(record, messages);
+    if let Some(step) = object.get("step").and_then(Value::as_u64)
+        && object.contains_key("advantage")
+    {
+        let (group, sample) = context.group_sample(Some(step), &prompt_text);
+        apply_training_log(&mut trajectory, &mut object, step);
+        trajectory.group = Some(group);
+        trajectory.sample = Some(sample);
+    }
     trajectory.extra = object;
     Ok(context.with_task(trajectory, draft))
+}
+
+/// What TRL's `log_completions` adds to a pair: the step (the policy version that sampled
+/// it), the advantage, and one column per reward function. The reward's total is their sum,
+/// as TRL weighs them by default (`reward_weights` of 1).
+fn apply_training_log(trajectory: &mut Trajectory, object: &mut Map<String, Value>, step: u64) {
+    object.remove("step");
+    trajectory.policy_version = Some(step);
+    trajectory.advantage = take(object, "advantage").as_ref().and_then(Value::as_f64);
+    let rewards: Vec<String> = object
+        .iter()
+        .filter(|(_, value)| value.is_number())
+        .map(|(key, _)| key.clone())
+        .collect();
+    if rewards.is_empty() {
+        return;
+    }
+    let mut reward = Reward::default();
+    for key in rewards {
+        if let Some(value) = object.remove(&key).as_ref().and_then(Value::as_f64) {
+            reward.total += value;
+            reward.components.insert(key, value);
+        }
+    }
+    trajectory.reward = Some(reward);
 }
 
 /// One side of the pair: a string is one message of `role`, a list holds messages.

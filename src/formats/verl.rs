@@ -14,8 +14,6 @@ use super::fields::{
 use super::{ImportError, ImportReport, Item, Record, Sink};
 use crate::trajectory::{Message, Reward};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 
 /// Reads a verl rollout dump. Responses to the same input at the same step are GRPO siblings:
 /// they share a `group`, numbered by `sample` in file order.
@@ -24,15 +22,13 @@ pub fn read_rollouts(
     sink: &mut Sink<'_>,
 ) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    let mut group_sizes: HashMap<u64, u32> = HashMap::new();
     read_records(path, sink, |record, value| {
-        parse_rollout(context, &mut group_sizes, record, value)
+        parse_rollout(context, record, value)
     })
 }
 
 fn parse_rollout(
     context: &mut Context<'_>,
-    group_sizes: &mut HashMap<u64, u32>,
     record: Record,
     value: Value,
 ) -> Result<Vec<Item>, String> {
@@ -42,16 +38,14 @@ fn parse_rollout(
     let ground_truth = take(&mut object, "gts").map(|truth| text_of(&truth));
     let score = take_number(&mut object, "score", "")?;
     let step = take_count(&mut object, "step", "")?;
-    let group = group_of(step, &input);
-    let sample = group_sizes.entry(group).or_insert(0);
+    let (group, sample) = context.group_sample(step, &input);
     let mut trajectory = context.record_trajectory(
         record,
         vec![Message::user(input), Message::assistant(output)],
     );
     trajectory.policy_version = step;
     trajectory.group = Some(group);
-    trajectory.sample = Some(*sample);
-    *sample += 1;
+    trajectory.sample = Some(sample);
     if let Some(total) = score {
         let mut reward = Reward::scalar(total);
         let numeric: Vec<String> = object
@@ -69,18 +63,6 @@ fn parse_rollout(
     trajectory.extra = object;
     let draft = TaskDraft::from_trajectory(&trajectory, Vec::new()).answer(ground_truth);
     Ok(context.with_task(trajectory, draft))
-}
-
-/// The GRPO group of a response: a 32-bit hash of its step and prompt, so siblings share it
-/// even across files.
-fn group_of(step: Option<u64>, input: &str) -> u64 {
-    let mut hasher = Sha256::new();
-    hasher.update(step.unwrap_or(0).to_be_bytes());
-    hasher.update(input.as_bytes());
-    let digest = hasher.finalize();
-    u64::from(u32::from_be_bytes([
-        digest[0], digest[1], digest[2], digest[3],
-    ]))
 }
 
 /// Reads verl task rows as tasks.

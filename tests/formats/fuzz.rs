@@ -13,7 +13,7 @@ fn import_everyhow(bytes: &[u8]) {
     }
 }
 
-const REAL_FILES: [&str; 10] = [
+const REAL_FILES: [&str; 11] = [
     "log_message_deduplication.eval",
     "sharegpt_glaive_toolcall.json",
     "samples_prm800k.jsonl",
@@ -24,6 +24,7 @@ const REAL_FILES: [&str; 10] = [
     "openhands_resolver_output.first1.jsonl",
     "mini_swe_agent_local_replay.traj.json",
     "samples_math-aps-tree.first1.jsonl",
+    "trl/completions/completions_00001.parquet",
 ];
 
 proptest! {
