@@ -7,6 +7,8 @@ mod common;
 mod concurrent;
 #[path = "session/faults.rs"]
 mod faults;
+#[path = "session/follow.rs"]
+mod follow;
 #[path = "session/hostile.rs"]
 mod hostile;
 #[path = "session/live.rs"]

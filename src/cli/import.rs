@@ -20,12 +20,31 @@ pub struct ImportArgs {
     #[arg(long, value_parser = parse_format)]
     pub format: Option<Format>,
     /// Import nothing from a file that has any bad record.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "follow")]
     pub strict: bool,
+    /// Keep reading: poll the files and folders for what is new (a TRL or verl run as it
+    /// trains) until Ctrl-C; the same paths again resume the same run.
+    #[arg(long)]
+    pub follow: bool,
+    /// Seconds between polls when following.
+    #[arg(long, default_value_t = 1.0, requires = "follow", value_parser = parse_seconds)]
+    pub every: f64,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => Ok(seconds),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds above 0 (e.g. 1 or 0.5)"
+        )),
+    }
 }
 
 /// `rollscope import`.
 pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
+    if args.follow {
+        return super::import_follow::follow(cli, args);
+    }
     let store = cli.open_store()?;
     let mut reports = Vec::new();
     let mut failures = 0;

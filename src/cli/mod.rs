@@ -10,6 +10,7 @@ mod curate_stats;
 mod data;
 mod filter_args;
 mod import;
+mod import_follow;
 mod inspect;
 mod labels;
 mod main_job;

@@ -42,19 +42,18 @@ pub enum RunsAction {
 /// `rollscope runs …`.
 pub fn runs(cli: &Cli, args: &RunsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let (run, request, said) = match &args.action {
+    let (run, request) = match &args.action {
         None => return list(cli, store.runs()?.into_iter().map(observed).collect()),
-        Some(RunsAction::Pause { run }) => {
-            (run, RunRequest::Pause, "pauses after its current step")
-        }
-        Some(RunsAction::Resume { run }) => (run, RunRequest::Resume, "goes on"),
-        Some(RunsAction::Stop { run }) => (
-            run,
-            RunRequest::Stop,
-            "stops after its current step, with a checkpoint",
-        ),
+        Some(RunsAction::Pause { run }) => (run, RunRequest::Pause),
+        Some(RunsAction::Resume { run }) => (run, RunRequest::Resume),
+        Some(RunsAction::Stop { run }) => (run, RunRequest::Stop),
     };
     let info = ask_run(&store, run, request)?;
+    let said = match request {
+        RunRequest::Pause => "pauses after its current step",
+        RunRequest::Resume => "goes on",
+        RunRequest::Stop => info.kind.stop_words(),
+    };
     println!("{run} {said} ({})", place(&info));
     Ok(())
 }

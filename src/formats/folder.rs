@@ -121,8 +121,13 @@ fn checkpoint_number(name: &str) -> Option<u64> {
     name.strip_prefix("checkpoint-")?.parse().ok()
 }
 
-/// Whether a file is a metrics log: our `metrics.jsonl`, or verl's file logger, whose lines
-/// are `{"step": N, "data": {…}}`.
+/// Whether a file holds a run's metrics rather than records: a `trainer_state.json`, our
+/// `metrics.jsonl`, or verl's file logger, whose lines are `{"step": N, "data": {…}}`.
+pub fn is_metrics_file(path: &Path) -> bool {
+    path.file_name().and_then(|name| name.to_str()) == Some(TRAINER_STATE) || is_metrics_log(path)
+}
+
+/// Whether a file is a metrics log: our `metrics.jsonl`, or verl's file logger.
 fn is_metrics_log(path: &Path) -> bool {
     let name = path
         .file_name()

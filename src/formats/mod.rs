@@ -41,7 +41,7 @@ mod trl_stepwise;
 mod verl;
 
 pub use detect::detect;
-pub use folder::{FolderContents, TRAINER_STATE, folder_contents};
+pub use folder::{FolderContents, folder_contents, is_metrics_file};
 pub use follow::{MetricsFollower, MetricsUpdate};
 pub use metrics::{MetricsRead, MetricsSource, parse_metrics, read_metrics};
 pub use options::{ExportOptions, ToolArguments};

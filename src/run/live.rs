@@ -4,7 +4,7 @@
 
 use super::control::{RunControl, RunEvent};
 use crate::store::Store;
-use crate::trajectory::{Phase, RunActivity, RunInfo, RunProcess, RunRequest, RunStatus};
+use crate::trajectory::{Phase, RunActivity, RunInfo, RunKind, RunProcess, RunRequest, RunStatus};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,6 +74,9 @@ pub fn ask_run(store: &Store, id: &str, request: RunRequest) -> anyhow::Result<R
     };
     if !fits {
         let hint = match run.status {
+            RunStatus::Stopped | RunStatus::Interrupted if run.kind == RunKind::Import => {
+                "; `rollscope import --follow` with the same paths resumes it".to_string()
+            }
             RunStatus::Stopped | RunStatus::Failed | RunStatus::Interrupted => format!(
                 "; `rollscope train {} --resume {id}` continues it from its checkpoint",
                 run.kind.as_str()

@@ -40,7 +40,9 @@ pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
 pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
 pub use grpo_run::{resume_grpo, train_grpo};
 pub use lifecycle::{RunFiles, eval_run, starting_model};
-pub use live::{JOB_LOG_ENV, ask_run, observed, process_lives, stored_run, this_process};
+pub use live::{
+    JOB_LOG_ENV, RequestFollower, ask_run, observed, process_lives, stored_run, this_process,
+};
 pub use loop_config::LoopConfig;
 pub use main_job::{
     CALCULATOR_SFT_GOAL, ColdStartEvent, GRPO_GAIN_GOAL, GoalCheck, MainJobLock, ROOM_FOR_GRPO,

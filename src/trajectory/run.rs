@@ -23,6 +23,14 @@ pub enum RunKind {
 }
 
 impl RunKind {
+    /// What a stop asked of a run of this kind does, in words (`import-0002 stops …`).
+    pub fn stop_words(self) -> &'static str {
+        match self {
+            Self::Import => "stops following at its next poll",
+            _ => "stops after its current step, with a checkpoint",
+        }
+    }
+
     /// The kind's name as stored and used in run ids.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -243,7 +243,10 @@ fn empty_blank_binary_and_folder_inputs_are_refused_clearly() {
     let error = import_with(binary.path(), options(None))
         .unwrap_err()
         .to_string();
-    assert!(error.contains("neither JSON, a zip archive nor parquet"), "{error}");
+    assert!(
+        error.contains("neither JSON, a zip archive nor parquet"),
+        "{error}"
+    );
     for format in Format::ALL {
         let imported = import_with(binary.path(), options(Some(format))).unwrap();
         assert!(

@@ -232,7 +232,7 @@ impl RunsTab {
             (Action::ResumeRun, RunStatus::Running) => Err(format!("{id} is running")),
             (Action::StopRun, RunStatus::Running | RunStatus::Paused) => Ok((
                 Command::StopRun(id.clone()),
-                format!("{id} stops after its current step, with a checkpoint"),
+                format!("{id} {}", run.kind.stop_words()),
             )),
             (Action::ResumeRun, _) => self.resumable(run).map(|()| {
                 (
@@ -251,6 +251,12 @@ impl RunsTab {
             RunKind::Sft => {
                 return Err(format!(
                     "{0} is an SFT run; `rollscope train sft --resume {0}` continues it",
+                    run.id
+                ));
+            }
+            RunKind::Import => {
+                return Err(format!(
+                    "{} is an import; `rollscope import --follow` with its paths goes on reading",
                     run.id
                 ));
             }

@@ -1,84 +1,11 @@
-//! Importing files into a store: records are parsed on the calling thread and written in
-//! batches on another, so parsing and storing overlap. A run's output folder imports as a
-//! run of its own (kind `import`): its records point at it and its metrics rows are its.
+//! A run's output folder imported once, as a run of kind `import` with its metrics.
 
+use super::import_file_into;
 use crate::formats::{self, ImportError, ImportOptions, ImportReport, Item, Problem};
 use crate::store::Store;
-use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, Task, Trajectory};
+use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-
-/// Records per write batch.
-const BATCH: usize = 1000;
-
-#[derive(Default)]
-struct Batch {
-    trajectories: Vec<Trajectory>,
-    tasks: Vec<Task>,
-}
-
-impl Batch {
-    fn is_full(&self) -> bool {
-        self.trajectories.len() >= BATCH || self.tasks.len() >= BATCH
-    }
-}
-
-/// Imports one file into the store. `on_record` is called for each record read (for
-/// progress). Every record counted in the report is durable when this returns `Ok`.
-pub fn import_into(
-    store: &Store,
-    path: &Path,
-    options: ImportOptions,
-    on_record: &mut dyn FnMut(),
-) -> anyhow::Result<ImportReport> {
-    import_file_into(store, path, options, &mut |_| {}, on_record)
-}
-
-/// `import_into`, with `stamp` applied to each trajectory before it is stored.
-fn import_file_into(
-    store: &Store,
-    path: &Path,
-    options: ImportOptions,
-    stamp: &mut (dyn FnMut(&mut Trajectory) + Send),
-    on_record: &mut dyn FnMut(),
-) -> anyhow::Result<ImportReport> {
-    std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::sync_channel::<Batch>(2);
-        let writer = scope.spawn(move || -> anyhow::Result<()> {
-            for batch in receiver {
-                store.put_tasks(&batch.tasks)?;
-                store.put_trajectories(&batch.trajectories)?;
-            }
-            Ok(())
-        });
-        let mut batch = Batch::default();
-        let result = formats::import_file(path, options, &mut |item| {
-            on_record();
-            match item {
-                Item::Trajectory(mut trajectory) => {
-                    stamp(&mut trajectory);
-                    batch.trajectories.push(*trajectory)
-                }
-                Item::Task(task) => batch.tasks.push(*task),
-            }
-            if batch.is_full() {
-                sender
-                    .send(std::mem::take(&mut batch))
-                    .map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
-            }
-            Ok(())
-        });
-        let last = sender.send(batch);
-        drop(sender);
-        let written = writer
-            .join()
-            .map_err(|_| anyhow::anyhow!("the store writer panicked"))?;
-        written?;
-        last.map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
-        Ok(result?)
-    })
-}
 
 /// What importing a run's output folder did.
 #[derive(Debug)]
@@ -127,11 +54,11 @@ pub fn import_folder(
         metrics: None,
     };
     let mut last_step = 0;
-    let mut stamp = |trajectory: &mut Trajectory| {
-        if trajectory.run.is_none() {
-            trajectory.run = Some(run.clone());
+    let mut stamp = |item: &mut Item| {
+        if let Item::Trajectory(trajectory) = item {
+            last_step = last_step.max(super::claim(trajectory, &run));
         }
-        last_step = last_step.max(trajectory.policy_version.unwrap_or(0));
+        true
     };
     for path in contents.records {
         match import_file_into(store, &path, options, &mut stamp, on_record) {
@@ -159,7 +86,7 @@ pub fn import_folder(
 }
 
 /// Whether an import failed because no format reads the file.
-fn is_unrecognised(error: &anyhow::Error) -> bool {
+pub(super) fn is_unrecognised(error: &anyhow::Error) -> bool {
     matches!(
         error.downcast_ref::<ImportError>(),
         Some(ImportError::Unrecognised { .. } | ImportError::Empty { .. })
@@ -168,7 +95,7 @@ fn is_unrecognised(error: &anyhow::Error) -> bool {
 
 /// One row per step: rows of the same step (TRL logs evaluation rows at the step of a
 /// training row) are merged, later values winning.
-fn merged_by_step(rows: Vec<MetricsRow>) -> Vec<MetricsRow> {
+pub(super) fn merged_by_step(rows: Vec<MetricsRow>) -> Vec<MetricsRow> {
     let mut merged: BTreeMap<u64, MetricsRow> = BTreeMap::new();
     for row in rows {
         match merged.get_mut(&row.step) {

@@ -1,0 +1,96 @@
+//! Importing files into a store: records are parsed on the calling thread and written in
+//! batches on another, so parsing and storing overlap. A run's output folder imports as a
+//! run of its own (kind `import`): its records point at it and its metrics rows are its
+//! (`folder`); a growing run is followed as it is written (`follow`).
+
+mod folder;
+mod follow;
+
+pub use folder::{FolderImport, import_folder};
+pub use follow::{FollowPoll, Follower};
+
+use crate::formats::{self, ImportOptions, ImportReport, Item};
+use crate::store::Store;
+use crate::trajectory::{Task, Trajectory};
+use std::path::Path;
+use std::sync::mpsc;
+
+/// Records per write batch.
+const BATCH: usize = 1000;
+
+#[derive(Default)]
+struct Batch {
+    trajectories: Vec<Trajectory>,
+    tasks: Vec<Task>,
+}
+
+impl Batch {
+    fn is_full(&self) -> bool {
+        self.trajectories.len() >= BATCH || self.tasks.len() >= BATCH
+    }
+}
+
+/// Imports one file into the store. `on_record` is called for each record read (for
+/// progress). Every record counted in the report is durable when this returns `Ok`.
+pub fn import_into(
+    store: &Store,
+    path: &Path,
+    options: ImportOptions,
+    on_record: &mut dyn FnMut(),
+) -> anyhow::Result<ImportReport> {
+    import_file_into(store, path, options, &mut |_| true, on_record)
+}
+
+/// `import_into`, with `admit` shown each item before it is stored: it may change the item,
+/// and it drops the item by returning `false`. The report counts what the file held.
+fn import_file_into(
+    store: &Store,
+    path: &Path,
+    options: ImportOptions,
+    admit: &mut dyn FnMut(&mut Item) -> bool,
+    on_record: &mut dyn FnMut(),
+) -> anyhow::Result<ImportReport> {
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::sync_channel::<Batch>(2);
+        let writer = scope.spawn(move || -> anyhow::Result<()> {
+            for batch in receiver {
+                store.put_tasks(&batch.tasks)?;
+                store.put_trajectories(&batch.trajectories)?;
+            }
+            Ok(())
+        });
+        let mut batch = Batch::default();
+        let result = formats::import_file(path, options, &mut |mut item| {
+            on_record();
+            if !admit(&mut item) {
+                return Ok(());
+            }
+            match item {
+                Item::Trajectory(trajectory) => batch.trajectories.push(*trajectory),
+                Item::Task(task) => batch.tasks.push(*task),
+            }
+            if batch.is_full() {
+                sender
+                    .send(std::mem::take(&mut batch))
+                    .map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
+            }
+            Ok(())
+        });
+        let last = sender.send(batch);
+        drop(sender);
+        let written = writer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the store writer panicked"))?;
+        written?;
+        last.map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
+        Ok(result?)
+    })
+}
+
+/// Gives a trajectory that names no run the import run `run`; returns its policy version.
+fn claim(trajectory: &mut Trajectory, run: &str) -> u64 {
+    if trajectory.run.is_none() {
+        trajectory.run = Some(run.to_string());
+    }
+    trajectory.policy_version.unwrap_or(0)
+}
