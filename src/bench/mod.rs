@@ -3,6 +3,7 @@
 //! prints the report.
 
 pub mod export;
+pub mod follow;
 pub mod grpo;
 pub mod model;
 pub mod rollout;
@@ -16,6 +17,7 @@ pub mod train;
 pub mod tui;
 
 pub use export::{ExportBenchOptions, ExportBenchReport, bench_export};
+pub use follow::{FollowBenchOptions, FollowBenchReport, bench_follow};
 pub use grpo::{GrpoBenchOptions, GrpoBenchReport, bench_grpo};
 pub use model::{ModelBenchOptions, ModelBenchReport, ModelFigure, bench_model};
 pub use rollout::{RolloutBenchOptions, RolloutBenchReport, bench_rollout};

@@ -4,7 +4,7 @@
 
 use super::bench_args::{
     BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
-    SearchBenchArgs, SessionBenchArgs, StoreBenchArgs, TuiBenchArgs,
+    FollowBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs, TuiBenchArgs,
 };
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
@@ -24,6 +24,9 @@ pub enum BenchCommand {
     /// The session server against in-process calls (list, show, a label round trip, as
     /// ratios), write-to-visible latency from one client to another, the server's memory.
     Session(SessionBenchArgs),
+    /// `import --follow` as a real process on a folder being written: milliseconds from a
+    /// JSONL line (or a parquet step file) written until another client's engine sees it.
+    Follow(FollowBenchArgs),
     /// Greedy decoding tokens/s (batch 8 and batch 1), a training step and a GRPO step.
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
@@ -61,6 +64,10 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Session(args) => {
             let report = bench::bench_session(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
             print(json, &report, bench_print::session)
+        }
+        BenchCommand::Follow(args) => {
+            let report = bench::bench_follow(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_print::follow)
         }
         BenchCommand::Model(args) => {
             let mut progress = progress_bars("{bar:30} {pos}/{len} runs {elapsed}");

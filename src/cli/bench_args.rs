@@ -2,9 +2,9 @@
 
 use super::model::RuntimeArgs;
 use crate::bench::{
-    ExportBenchOptions, GrpoBenchOptions, ModelBenchOptions, ModelFigure, RolloutBenchOptions,
-    Runtime, SearchBenchOptions, SessionBenchOptions, StoreBenchOptions, TrainBenchOptions,
-    TuiBenchOptions,
+    ExportBenchOptions, FollowBenchOptions, GrpoBenchOptions, ModelBenchOptions, ModelFigure,
+    RolloutBenchOptions, Runtime, SearchBenchOptions, SessionBenchOptions, StoreBenchOptions,
+    TrainBenchOptions, TuiBenchOptions,
 };
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -95,6 +95,34 @@ impl SessionBenchArgs {
             latency_samples: self.latency_samples,
             executable: std::env::current_exe()?,
             soak_minutes: self.soak_minutes,
+        })
+    }
+}
+
+/// Arguments of `rollscope bench follow`.
+#[derive(Debug, Args)]
+pub struct FollowBenchArgs {
+    /// Writes timed.
+    #[arg(long, default_value_t = 40)]
+    pub samples: usize,
+    /// Seconds between the follower's polls (`import --follow --every`).
+    #[arg(long, default_value_t = 1.0)]
+    pub every: f64,
+    /// Add copies of this TRL completions parquet file as new step files instead of
+    /// appending JSONL lines (e.g. tests/data/formats/trl/completions/completions_00001.parquet).
+    #[arg(long)]
+    pub parquet: Option<PathBuf>,
+}
+
+impl FollowBenchArgs {
+    /// The benchmark options these flags ask for (the follower is this program).
+    pub fn options(&self) -> anyhow::Result<FollowBenchOptions> {
+        anyhow::ensure!(self.every > 0.0, "--every must be above 0 seconds");
+        Ok(FollowBenchOptions {
+            samples: self.samples,
+            every: self.every,
+            parquet: self.parquet.clone(),
+            executable: std::env::current_exe()?,
         })
     }
 }

@@ -4,8 +4,8 @@ use super::bench_args::{BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTr
 use super::output;
 use crate::bench::tui::{FRAME_HEIGHT, FRAME_WIDTH};
 use crate::bench::{
-    ExportBenchReport, GrpoBenchReport, ModelBenchReport, RolloutBenchReport, SearchBenchReport,
-    SessionBenchReport, StoreBenchReport, TrainBenchReport, TuiBenchReport,
+    ExportBenchReport, FollowBenchReport, GrpoBenchReport, ModelBenchReport, RolloutBenchReport,
+    SearchBenchReport, SessionBenchReport, StoreBenchReport, TrainBenchReport, TuiBenchReport,
 };
 use serde_json::Value;
 
@@ -33,6 +33,18 @@ pub fn store(report: &StoreBenchReport) {
             output::bytes(peak)
         );
     }
+}
+
+/// `bench follow` as text.
+pub fn follow(report: &FollowBenchReport) {
+    println!(
+        "follow benchmark · import --follow every {} s · {} writes, each a {}",
+        report.options.every, report.options.samples, report.written
+    );
+    println!(
+        "  write to visible in another engine   p50 {:>6.0} ms · p95 {:>6.0} ms  ({} records stored)",
+        report.p50_ms, report.p95_ms, report.stored
+    );
 }
 
 /// `bench session` as text.

@@ -122,7 +122,8 @@ fn checkpoint_number(name: &str) -> Option<u64> {
 }
 
 /// Whether a file holds a run's metrics rather than records: a `trainer_state.json`, our
-/// `metrics.jsonl`, or verl's file logger, whose lines are `{"step": N, "data": {…}}`.
+/// `metrics.jsonl`, or verl's file logger, whose lines are `{"step": N, "data": {…}}` (newer
+/// verl adds `elapsed_seconds`).
 pub fn is_metrics_file(path: &Path) -> bool {
     path.file_name().and_then(|name| name.to_str()) == Some(TRAINER_STATE) || is_metrics_log(path)
 }
@@ -142,7 +143,7 @@ fn is_metrics_log(path: &Path) -> bool {
     matches!(
         super::document::first_record(path),
         Ok(Some(serde_json::Value::Object(record)))
-            if record.len() == 2 && record.contains_key("step") && record.contains_key("data")
+            if record.contains_key("step") && record.get("data").is_some_and(serde_json::Value::is_object)
     )
 }
 
