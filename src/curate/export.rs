@@ -2,7 +2,8 @@
 //! with its manifest beside it. Records are read without token traces unless the format keeps
 //! them, decoded in parallel blocks while the previous block is written, so memory stays flat
 //! and 100k trajectories export in seconds. The file appears whole or not at all (it is
-//! written under a temporary name and renamed).
+//! written under a temporary name and renamed). A file named `*.parquet` gets the format's
+//! records as parquet columns (what verl trains from) instead of JSONL.
 
 use super::manifest::{ExportCounts, Manifest, hex, sources};
 pub use super::records::decode_threads;
@@ -102,16 +103,36 @@ pub fn export_selection(
     let file = std::fs::File::create(&partial)
         .with_context(|| format!("cannot create {}", partial.display()))?;
     let mut out = BufWriter::with_capacity(1 << 20, Hashing::new(file));
-    let written = write_export(
-        store,
-        &tasks,
-        &ids,
-        request.format,
-        &request.options,
-        &mut out,
-        progress,
-    )
-    .and_then(|written| {
+    let parquet = path
+        .extension()
+        .is_some_and(|extension| extension == "parquet");
+    let written = if parquet {
+        let mut records = Vec::new();
+        write_export(
+            store,
+            &tasks,
+            &ids,
+            request.format,
+            &request.options,
+            &mut records,
+            progress,
+        )
+        .and_then(|written| {
+            formats::write_parquet(&records, &mut out)?;
+            Ok(written)
+        })
+    } else {
+        write_export(
+            store,
+            &tasks,
+            &ids,
+            request.format,
+            &request.options,
+            &mut out,
+            progress,
+        )
+    };
+    let written = written.and_then(|written| {
         out.flush()?;
         Ok(written)
     });

@@ -29,6 +29,7 @@ mod openhands;
 mod openhands_events;
 mod options;
 mod parquet;
+mod parquet_write;
 mod prm800k;
 mod responses;
 mod rl;
@@ -45,6 +46,7 @@ pub use folder::{FolderContents, folder_contents, is_metrics_file};
 pub use follow::{MetricsFollower, MetricsUpdate};
 pub use metrics::{MetricsRead, MetricsSource, parse_metrics, read_metrics};
 pub use options::{ExportOptions, ToolArguments};
+pub use parquet_write::write_parquet;
 
 use crate::trajectory::{Task, Trajectory};
 use std::fmt;
