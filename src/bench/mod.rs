@@ -5,6 +5,7 @@
 pub mod export;
 pub mod follow;
 pub mod grpo;
+pub mod import;
 pub mod model;
 pub mod rollout;
 mod rollout_run;
@@ -19,6 +20,7 @@ pub mod tui;
 pub use export::{ExportBenchOptions, ExportBenchReport, bench_export};
 pub use follow::{FollowBenchOptions, FollowBenchReport, bench_follow};
 pub use grpo::{GrpoBenchOptions, GrpoBenchReport, bench_grpo};
+pub use import::{ImportBenchOptions, ImportBenchReport, ImportFigure, bench_import};
 pub use model::{ModelBenchOptions, ModelBenchReport, ModelFigure, bench_model};
 pub use rollout::{RolloutBenchOptions, RolloutBenchReport, bench_rollout};
 pub use search::{SearchBenchOptions, SearchBenchReport, bench_search};

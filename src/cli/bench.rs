@@ -4,7 +4,8 @@
 
 use super::bench_args::{
     BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
-    FollowBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs, TuiBenchArgs,
+    FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs,
+    TuiBenchArgs,
 };
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
@@ -24,6 +25,9 @@ pub enum BenchCommand {
     /// The session server against in-process calls (list, show, a label round trip, as
     /// ratios), write-to-visible latency from one client to another, the server's memory.
     Session(SessionBenchArgs),
+    /// Import throughput and peak memory of a real `rollscope import`: a ~1 GiB Inspect
+    /// `.eval` log of 100k samples, and 100k TRL completions rows as parquet.
+    Import(ImportBenchArgs),
     /// `import --follow` as a real process on a folder being written: milliseconds from a
     /// JSONL line (or a parquet step file) written until another client's engine sees it.
     Follow(FollowBenchArgs),
@@ -64,6 +68,10 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Session(args) => {
             let report = bench::bench_session(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
             print(json, &report, bench_print::session)
+        }
+        BenchCommand::Import(args) => {
+            let report = bench::bench_import(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_print::import)
         }
         BenchCommand::Follow(args) => {
             let report = bench::bench_follow(&args.options()?, &mut progress_bars(PLAIN_BARS))?;

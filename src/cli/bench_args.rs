@@ -2,9 +2,9 @@
 
 use super::model::RuntimeArgs;
 use crate::bench::{
-    ExportBenchOptions, FollowBenchOptions, GrpoBenchOptions, ModelBenchOptions, ModelFigure,
-    RolloutBenchOptions, Runtime, SearchBenchOptions, SessionBenchOptions, StoreBenchOptions,
-    TrainBenchOptions, TuiBenchOptions,
+    ExportBenchOptions, FollowBenchOptions, GrpoBenchOptions, ImportBenchOptions,
+    ModelBenchOptions, ModelFigure, RolloutBenchOptions, Runtime, SearchBenchOptions,
+    SessionBenchOptions, StoreBenchOptions, TrainBenchOptions, TuiBenchOptions,
 };
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -106,7 +106,7 @@ pub struct FollowBenchArgs {
     #[arg(long, default_value_t = 40)]
     pub samples: usize,
     /// Seconds between the follower's polls (`import --follow --every`).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 0.5)]
     pub every: f64,
     /// Add copies of this TRL completions parquet file as new step files instead of
     /// appending JSONL lines (e.g. tests/data/formats/trl/completions/completions_00001.parquet).
@@ -122,6 +122,32 @@ impl FollowBenchArgs {
             samples: self.samples,
             every: self.every,
             parquet: self.parquet.clone(),
+            executable: std::env::current_exe()?,
+        })
+    }
+}
+
+/// Arguments of `rollscope bench import`.
+#[derive(Debug, Args)]
+pub struct ImportBenchArgs {
+    /// Samples in the generated Inspect `.eval` log.
+    #[arg(long, default_value_t = 100_000)]
+    pub samples: usize,
+    /// Bytes of JSON per sample, roughly (the defaults make a ~1 GiB log).
+    #[arg(long, default_value_t = 11_700)]
+    pub sample_bytes: usize,
+    /// Rows of the generated TRL completions parquet file.
+    #[arg(long, default_value_t = 100_000)]
+    pub parquet_rows: usize,
+}
+
+impl ImportBenchArgs {
+    /// The benchmark options these flags ask for (the importer is this program).
+    pub fn options(&self) -> anyhow::Result<ImportBenchOptions> {
+        Ok(ImportBenchOptions {
+            samples: self.samples,
+            sample_bytes: self.sample_bytes,
+            parquet_rows: self.parquet_rows,
             executable: std::env::current_exe()?,
         })
     }

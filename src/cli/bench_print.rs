@@ -4,8 +4,9 @@ use super::bench_args::{BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTr
 use super::output;
 use crate::bench::tui::{FRAME_HEIGHT, FRAME_WIDTH};
 use crate::bench::{
-    ExportBenchReport, FollowBenchReport, GrpoBenchReport, ModelBenchReport, RolloutBenchReport,
-    SearchBenchReport, SessionBenchReport, StoreBenchReport, TrainBenchReport, TuiBenchReport,
+    ExportBenchReport, FollowBenchReport, GrpoBenchReport, ImportBenchReport, ModelBenchReport,
+    RolloutBenchReport, SearchBenchReport, SessionBenchReport, StoreBenchReport, TrainBenchReport,
+    TuiBenchReport,
 };
 use serde_json::Value;
 
@@ -31,6 +32,27 @@ pub fn store(report: &StoreBenchReport) {
         println!(
             "  peak memory               {:>10}                 (goal ≤ 300 MB)",
             output::bytes(peak)
+        );
+    }
+}
+
+/// `bench import` as text.
+pub fn import(report: &ImportBenchReport) {
+    println!("import benchmark · a real `rollscope import` process into a fresh session");
+    for figure in &report.figures {
+        let server = figure
+            .server_peak_bytes
+            .map_or("?".to_string(), output::bytes);
+        println!(
+            "  {:<24} {:>8} records  {:>9}  {:>6.1} s  {:>6.1} MB/s  {:>8.0} records/s  importer peak {}, server peak {}",
+            figure.what,
+            figure.records,
+            output::bytes(figure.bytes),
+            figure.seconds,
+            figure.mb_per_s,
+            figure.records as f64 / figure.seconds,
+            output::bytes(figure.importer_peak_bytes),
+            server
         );
     }
 }

@@ -27,7 +27,7 @@ pub struct ImportArgs {
     #[arg(long)]
     pub follow: bool,
     /// Seconds between polls when following.
-    #[arg(long, default_value_t = 1.0, requires = "follow", value_parser = parse_seconds)]
+    #[arg(long, default_value_t = 0.5, requires = "follow", value_parser = parse_seconds)]
     pub every: f64,
 }
 

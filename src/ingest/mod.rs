@@ -15,18 +15,46 @@ use crate::trajectory::{Task, Trajectory};
 use std::path::Path;
 use std::sync::mpsc;
 
-/// Records per write batch.
+/// Records per write batch, at most.
 const BATCH: usize = 1000;
+
+/// Text per write batch, at most (bytes of message content and tool arguments), so large
+/// records (agent transcripts of tens of KiB) travel in smaller batches and memory stays low.
+const BATCH_TEXT_BYTES: usize = 12 << 20;
 
 #[derive(Default)]
 struct Batch {
     trajectories: Vec<Trajectory>,
     tasks: Vec<Task>,
+    text_bytes: usize,
 }
 
 impl Batch {
+    fn push(&mut self, item: Item) {
+        match item {
+            Item::Trajectory(trajectory) => {
+                self.text_bytes += trajectory
+                    .messages
+                    .iter()
+                    .map(|message| {
+                        message.content.len()
+                            + message
+                                .tool_calls
+                                .iter()
+                                .map(|call| call.arguments.len())
+                                .sum::<usize>()
+                    })
+                    .sum::<usize>();
+                self.trajectories.push(*trajectory);
+            }
+            Item::Task(task) => self.tasks.push(*task),
+        }
+    }
+
     fn is_full(&self) -> bool {
-        self.trajectories.len() >= BATCH || self.tasks.len() >= BATCH
+        self.trajectories.len() >= BATCH
+            || self.tasks.len() >= BATCH
+            || self.text_bytes >= BATCH_TEXT_BYTES
     }
 }
 
@@ -51,7 +79,7 @@ fn import_file_into(
     on_record: &mut dyn FnMut(),
 ) -> anyhow::Result<ImportReport> {
     std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::sync_channel::<Batch>(2);
+        let (sender, receiver) = mpsc::sync_channel::<Batch>(1);
         let writer = scope.spawn(move || -> anyhow::Result<()> {
             for batch in receiver {
                 store.put_tasks(&batch.tasks)?;
@@ -65,10 +93,7 @@ fn import_file_into(
             if !admit(&mut item) {
                 return Ok(());
             }
-            match item {
-                Item::Trajectory(trajectory) => batch.trajectories.push(*trajectory),
-                Item::Task(task) => batch.tasks.push(*task),
-            }
+            batch.push(item);
             if batch.is_full() {
                 sender
                     .send(std::mem::take(&mut batch))

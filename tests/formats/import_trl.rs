@@ -146,3 +146,31 @@ fn a_trl_output_folder_imports_as_a_run_with_its_metrics() {
     assert_eq!(rewards, 4);
     assert!(watched.contains("reward"), "{watched}");
 }
+
+#[test]
+fn verl_task_rows_read_from_parquet_as_from_json() {
+    let json = super::common::import("verl_gsm8k_multiturn_tasks.jsonl");
+    let mut parquet = Vec::new();
+    rollscope::formats::write_parquet(
+        &super::common::read("verl_gsm8k_multiturn_tasks.jsonl"),
+        &mut parquet,
+    )
+    .unwrap();
+    let file = super::common::temp_file(&parquet, ".parquet");
+    let back = import_with(file.path(), options(None)).unwrap();
+    assert!(
+        back.report.problems.is_empty(),
+        "{:?}",
+        back.report.problems
+    );
+    assert_eq!(
+        back.report.format,
+        Some(Format::VerlTasks),
+        "detected from the column names"
+    );
+    assert_eq!(back.tasks.len(), json.tasks.len());
+    for (a, b) in back.tasks.iter().zip(&json.tasks) {
+        assert_eq!(a.id, b.id, "the same prompt, tools and ground truth");
+        assert_eq!(a.ground_truth, b.ground_truth);
+    }
+}

@@ -187,6 +187,9 @@ fn stepwise_labels_follow_the_step_scores() {
     }
 }
 
+/// A message as the comparison sees it: role, text, and each tool call's name and arguments.
+type Turn = (String, String, Vec<(String, String)>);
+
 /// The export in `format` of `imported`, as JSONL and as parquet, each imported back.
 /// Tool-call arguments are written as strings: in parquet the objects of one column share
 /// one set of keys (a key a call lacks reads back as null, as in 🤗 datasets).
@@ -232,7 +235,7 @@ fn parquet_exports_read_back_as_their_jsonl_does() {
                 "{name} {format}"
             );
             for (a, b) in parquet.trajectories.iter().zip(&jsonl.trajectories) {
-                let talk = |t: &Trajectory| -> Vec<(String, String, Vec<(String, String)>)> {
+                let talk = |t: &Trajectory| -> Vec<Turn> {
                     t.messages
                         .iter()
                         .map(|m| {
