@@ -106,32 +106,23 @@ pub fn export_selection(
     let parquet = path
         .extension()
         .is_some_and(|extension| extension == "parquet");
-    let written = if parquet {
-        let mut records = Vec::new();
-        write_export(
-            store,
-            &tasks,
-            &ids,
-            request.format,
-            &request.options,
-            &mut records,
-            progress,
-        )
-        .and_then(|written| {
+    let mut records = Vec::new();
+    let target: &mut dyn Write = if parquet { &mut records } else { &mut out };
+    let written = write_export(
+        store,
+        &tasks,
+        &ids,
+        request.format,
+        &request.options,
+        target,
+        progress,
+    );
+    let written = written.and_then(|written| {
+        if parquet {
             formats::write_parquet(&records, &mut out)?;
-            Ok(written)
-        })
-    } else {
-        write_export(
-            store,
-            &tasks,
-            &ids,
-            request.format,
-            &request.options,
-            &mut out,
-            progress,
-        )
-    };
+        }
+        Ok(written)
+    });
     let written = written.and_then(|written| {
         out.flush()?;
         Ok(written)

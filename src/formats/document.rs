@@ -43,6 +43,24 @@ pub fn read_document(path: &Path, report: &mut ImportReport) -> Result<Option<Va
     }
 }
 
+/// Reads a whole file as one record (a transcript, an event stream) with `parse`; a file
+/// that does not parse, or a record `parse` refuses, is one problem.
+pub fn read_single(
+    path: &Path,
+    sink: &mut Sink<'_>,
+    parse: impl FnOnce(Value) -> Result<Vec<Item>, String>,
+) -> Result<ImportReport, ImportError> {
+    let mut report = ImportReport::default();
+    let Some(value) = read_document(path, &mut report)? else {
+        return Ok(report);
+    };
+    match parse(value) {
+        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
+        Err(message) => report.problem(path, None, message),
+    }
+    Ok(report)
+}
+
 /// Reads a file of records: a JSON array of them, JSONL (one per line), a single record
 /// written over several lines, or the rows of a parquet file.
 pub fn read_records(

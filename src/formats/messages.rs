@@ -5,21 +5,14 @@
 
 use super::chat::{name_tool_results, read_messages};
 use super::context::{Context, TaskDraft};
-use super::document::read_document;
-use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
+use super::document::read_single;
+use super::{ImportError, ImportReport, Item, Record, Sink};
 use serde_json::Value;
 
 /// Reads a file holding one JSON array of messages.
 pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
-    let mut report = ImportReport::default();
-    let Some(value) = read_document(context.path, &mut report)? else {
-        return Ok(report);
-    };
-    match parse(context, value) {
-        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-        Err(message) => report.problem(context.path, None, message),
-    }
-    Ok(report)
+    let path = context.path;
+    read_single(path, sink, |value| parse(context, value))
 }
 
 fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {

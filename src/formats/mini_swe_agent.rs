@@ -4,23 +4,16 @@
 
 use super::chat::{name_tool_results, read_messages};
 use super::context::{Context, TaskDraft};
-use super::document::read_document;
+use super::document::read_single;
 use super::fields::{into_object, take_required};
 use super::swe_agent::apply_info;
-use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
+use super::{ImportError, ImportReport, Item, Record, Sink};
 use serde_json::Value;
 
 /// Reads a mini-swe-agent trajectory file.
 pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
-    let mut report = ImportReport::default();
-    let Some(value) = read_document(context.path, &mut report)? else {
-        return Ok(report);
-    };
-    match parse(context, value) {
-        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-        Err(message) => report.problem(context.path, None, message),
-    }
-    Ok(report)
+    let path = context.path;
+    read_single(path, sink, |value| parse(context, value))
 }
 
 fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {

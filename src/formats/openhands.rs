@@ -7,10 +7,10 @@
 //! messages: `openhands_events`.
 
 use super::context::{Context, TaskDraft};
-use super::document::{first_byte, first_record, read_document, read_records};
+use super::document::{first_byte, first_record, read_records, read_single};
 use super::fields::{element, into_array, into_object, take, take_string};
 use super::openhands_events::{Conversation, EventReader};
-use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
+use super::{ImportError, ImportReport, Item, Record, Sink};
 use crate::trajectory::{Message, Reward, Role, StopReason, Trajectory};
 use serde_json::Value;
 
@@ -44,20 +44,13 @@ fn read_stream(
     context: &mut Context<'_>,
     sink: &mut Sink<'_>,
 ) -> Result<ImportReport, ImportError> {
-    let mut report = ImportReport::default();
-    let Some(value) = read_document(context.path, &mut report)? else {
-        return Ok(report);
-    };
-    let parsed = conversation(value, "").and_then(|conversation| {
+    let path = context.path;
+    read_single(path, sink, |value| {
+        let conversation = conversation(value, "")?;
         let trajectory = trajectory(context, Record { index: 0, line: 1 }, conversation)?;
         let draft = TaskDraft::from_trajectory(&trajectory, Vec::new());
         Ok(context.with_task(trajectory, draft))
-    });
-    match parsed {
-        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-        Err(message) => report.problem(context.path, None, message),
-    }
-    Ok(report)
+    })
 }
 
 /// One evaluation or resolver row.

@@ -202,6 +202,12 @@ impl Follower {
         Ok((records, metrics))
     }
 
+    /// The file's stamp, when it exists and changed since it was last read whole.
+    fn changed(&self, path: &Path) -> Option<Stamp> {
+        let stamp = Stamp::of(path).ok()?;
+        (self.seen.get(path) != Some(&stamp)).then_some(stamp)
+    }
+
     /// Stores the new records of one file, if it changed.
     fn read_records(
         &mut self,
@@ -209,12 +215,9 @@ impl Follower {
         path: &Path,
         poll: &mut FollowPoll,
     ) -> anyhow::Result<()> {
-        let Ok(stamp) = Stamp::of(path) else {
+        let Some(stamp) = self.changed(path) else {
             return Ok(());
         };
-        if self.seen.get(path) == Some(&stamp) {
-            return Ok(());
-        }
         let run = self.run.id.clone();
         let (known, tasks) = (&mut self.known, &mut self.tasks);
         let (mut trajectories, mut new_tasks) = (0, 0);
@@ -262,12 +265,9 @@ impl Follower {
         path: &Path,
         poll: &mut FollowPoll,
     ) -> anyhow::Result<()> {
-        let Ok(stamp) = Stamp::of(path) else {
+        let Some(stamp) = self.changed(path) else {
             return Ok(());
         };
-        if self.seen.get(path) == Some(&stamp) {
-            return Ok(());
-        }
         let read = match formats::read_metrics(path, &self.run.id) {
             Ok(read) => read,
             Err(_) if !stamp.settled() => {
