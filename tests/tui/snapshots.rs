@@ -195,7 +195,8 @@ fn runs_with_a_pinned_run_overlaid() {
     snapshot("runs_overlay", &app);
 }
 
-/// The trajectory an importer makes of a real file of `tests/data/formats`.
+/// The trajectory an importer makes of a real file of `tests/data/formats`, with a fixed id
+/// (an imported id depends on where the checkout lies).
 fn imported(name: &str) -> rollscope::trajectory::Trajectory {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/formats")
@@ -212,7 +213,9 @@ fn imported(name: &str) -> rollscope::trajectory::Trajectory {
         Ok(())
     })
     .unwrap();
-    found.expect("a trajectory")
+    let mut trajectory = found.expect("a trajectory");
+    trajectory.id = rollscope::trajectory::TrajectoryId(0x0e7a_5e11);
+    trajectory
 }
 
 #[test]
