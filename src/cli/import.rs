@@ -40,11 +40,8 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// `rollscope import`.
+/// `rollscope import` (`--follow` is `import_follow::follow`).
 pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
-    if args.follow {
-        return super::import_follow::follow(cli, args);
-    }
     let store = cli.open_store()?;
     let mut reports = Vec::new();
     let mut failures = 0;

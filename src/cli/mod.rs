@@ -183,6 +183,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         None => main_job::main_job(&cli),
         Some(Command::Tui(args)) => tui::tui(&cli, args),
+        Some(Command::Import(args)) if args.follow => import_follow::follow(&cli, args),
         Some(Command::Import(args)) => import::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),

@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 const ROOT_VALUE_KEY: &str = "mc_value_before_first_step";
 
 /// One step of a solution: its text and Monte-Carlo value.
+#[derive(Clone)]
 struct Step {
     text: String,
     value: Option<f64>,
@@ -120,7 +121,7 @@ fn tree_paths(
         Some(_) => return Err(format!("{}: expected an array", field(path, "children"))),
     };
     if children.is_empty() {
-        solutions.push(above.iter().map(Step::copy).collect());
+        solutions.push(above.clone());
         return Ok(());
     }
     for (index, child) in children.iter().enumerate() {
@@ -140,15 +141,6 @@ fn tree_paths(
         above.pop();
     }
     Ok(())
-}
-
-impl Step {
-    fn copy(&self) -> Step {
-        Step {
-            text: self.text.clone(),
-            value: self.value,
-        }
-    }
 }
 
 /// A node's `mc_value`: absent or null is none; anything but a number in 0..=1 is an error.
