@@ -75,7 +75,8 @@
 //! **A run in the background.** Every training run is a process of its own writing through
 //! the server: `rollscope train` in a terminal, the main job (`rollscope --headless`, started
 //! by `rollscope` alone), or a run launched from a TUI (`engine::JobLauncher`: a new session,
-//! config and log under `jobs/`). The run's record names its process (`RunInfo::process`)
+//! config and log under `jobs/`); a follow of another stack's run (`rollscope import
+//! --follow`, or `i` / `:follow` in a TUI, launched the same way) is such a process too. The run's record names its process (`RunInfo::process`)
 //! and carries its step's activity (`Store::set_run_progress`, at most once a second); a
 //! TUI's `p`/`r`/`x` and `rollscope runs pause|resume|stop` store a `RunRequest`
 //! (`run::ask_run`), which the training process's follower thread applies to its

@@ -169,6 +169,10 @@ pub enum Command {
     /// (`Update::Launched`), which outlives the engine; its progress, rows and rollouts
     /// reach every engine through the store.
     LaunchRun(Box<RunConfig>),
+    /// Follows another stack's run (files or run folders) in a background `rollscope
+    /// import --follow` process of its own (`Update::Launched`): the run that followed the
+    /// same paths before goes on, or a new import run starts.
+    FollowRun(Vec<std::path::PathBuf>),
     /// Asks a run of the session to pause after its current step, whichever process trains
     /// it.
     PauseRun(String),
@@ -213,7 +217,7 @@ impl Command {
             Self::PreviewSelection { .. } => Activity::PreviewingSelection,
             Self::Export(_) => Activity::Exporting,
             Self::ListAudit { .. } => Activity::Auditing,
-            Self::LaunchRun(_) => Activity::LaunchingRun,
+            Self::LaunchRun(_) | Self::FollowRun(_) => Activity::LaunchingRun,
             Self::PauseRun(_) => Activity::PausingRun,
             Self::ResumeRun(_) => Activity::ResumingRun,
             Self::StopRun(_) => Activity::StoppingRun,

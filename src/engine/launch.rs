@@ -1,7 +1,7 @@
 //! Runs launched from the UI start in background processes of their own (`rollscope train
-//! grpo` in a new session, output to a log file), so they keep training when the UI quits;
-//! they write through the session server like any other process, and every UI steers them
-//! through the store.
+//! grpo`, or `rollscope import --follow` for another stack's run, in a new session, output
+//! to a log file), so they go on when the UI quits; they write through the session server
+//! like any other process, and every UI steers them through the store.
 
 use super::ComputeDevice;
 use crate::run::{JOB_LOG_ENV, RunConfig};
@@ -18,6 +18,9 @@ pub enum Start {
     New(Box<RunConfig>),
     /// GRPO run `id` from its latest checkpoint.
     Resume(String),
+    /// Another stack's run read as it is written: these files and run folders, made
+    /// absolute (`import --follow`).
+    Follow(Vec<PathBuf>),
 }
 
 /// Starts background runs with a Rollscope program.
@@ -62,17 +65,25 @@ impl JobLauncher {
             .with_context(|| format!("cannot create {}", jobs.display()))?;
         let stem = format!("{}-{}", crate::trajectory::now_millis(), std::process::id());
         let mut args = session_args(paths);
-        args.extend(["train".into(), "grpo".into()]);
         match start {
             Start::New(config) => {
                 let file = jobs.join(format!("{stem}.toml"));
                 std::fs::write(&file, config.to_toml()?)
                     .with_context(|| format!("cannot write {}", file.display()))?;
-                args.extend(["--config".into(), file.display().to_string()]);
+                args.extend(["train", "grpo", "--config"].map(String::from));
+                args.push(file.display().to_string());
             }
-            Start::Resume(run) => args.extend(["--resume".into(), run.clone()]),
+            Start::Resume(run) => {
+                args.extend(["train", "grpo", "--resume", run.as_str()].map(String::from));
+            }
+            Start::Follow(roots) => {
+                args.extend(["import", "--follow"].map(String::from));
+                args.extend(roots.iter().map(|root| root.display().to_string()));
+            }
         }
-        args.extend(["--device".into(), device.flag()]);
+        if !matches!(start, Start::Follow(_)) {
+            args.extend(["--device".into(), device.flag()]);
+        }
         let log = jobs.join(format!("{stem}.log"));
         let child = self.spawn_detached(&args, &log)?;
         Ok(Launched { child, log })

@@ -1,10 +1,12 @@
-//! What the engine does for the Runs tab's keys: launches runs in background processes,
-//! and pauses, resumes or stops any run of the session, whichever process trains it, by
-//! recording the request in the store for that process to act on.
+//! What the engine does for the Runs tab's keys: launches runs (and follows of other
+//! stacks' runs) in background processes, and pauses, resumes or stops any run of the
+//! session, whichever process trains it, by recording the request in the store for that
+//! process to act on.
 
 use super::ComputeDevice;
 use super::launch::{JobLauncher, Start};
 use super::update::Update;
+use crate::ingest::{followed_paths, followed_roots, run_following};
 use crate::run::{ask_run, stored_run};
 use crate::session::SessionPaths;
 use crate::store::Store;
@@ -38,7 +40,8 @@ impl Steering {
 
     /// Starts a run in a background process, after checking what can be checked at once:
     /// a session is open, the config is valid and its model exists, a resumed run is a GRPO
-    /// run that no process trains.
+    /// run (or a follow) that no process trains, followed paths exist and no process follows
+    /// them already.
     pub(super) fn launch(&mut self, store: &Store, start: Start) -> anyhow::Result<Update> {
         let paths = self.session.as_ref().context(
             "this engine has no session folder, so it cannot train; open the TUI on a session",
@@ -47,31 +50,7 @@ impl Steering {
             .launcher
             .as_ref()
             .context("this engine cannot start processes, so it cannot launch runs")?;
-        match &start {
-            Start::New(config) => {
-                config.validate()?;
-                crate::run::starting_model(store, paths, config)?;
-            }
-            Start::Resume(run) => {
-                let info = stored_run(store, run)?;
-                anyhow::ensure!(
-                    info.kind == RunKind::Grpo,
-                    "{run} is a {} run; only GRPO runs resume here (`rollscope train {} \
-                     --resume {run}` continues it)",
-                    info.kind.as_str(),
-                    info.kind.as_str()
-                );
-                anyhow::ensure!(
-                    matches!(
-                        info.status,
-                        RunStatus::Stopped | RunStatus::Failed | RunStatus::Interrupted
-                    ),
-                    "{run} is {}: only a stopped, failed or interrupted run resumes from its \
-                     checkpoint",
-                    info.status.as_str()
-                );
-            }
-        }
+        let start = checked(store, paths, start)?;
         let launched = launcher.launch(paths, &start, self.device)?;
         let pid = launched.child.id();
         self.children.push(launched.child);
@@ -104,5 +83,43 @@ impl Steering {
     pub(super) fn reap(&mut self) {
         self.children
             .retain_mut(|child| matches!(child.try_wait(), Ok(None)));
+    }
+}
+
+/// The start to launch, once what can be checked at once holds: a resumed follow becomes a
+/// follow of its paths.
+fn checked(store: &Store, paths: &SessionPaths, start: Start) -> anyhow::Result<Start> {
+    match start {
+        Start::New(config) => {
+            config.validate()?;
+            crate::run::starting_model(store, paths, &config)?;
+            Ok(Start::New(config))
+        }
+        Start::Follow(roots) => {
+            let roots = followed_roots(&roots)?;
+            run_following(store, &roots)?;
+            Ok(Start::Follow(roots))
+        }
+        Start::Resume(run) => {
+            let info = stored_run(store, &run)?;
+            anyhow::ensure!(
+                matches!(
+                    info.status,
+                    RunStatus::Stopped | RunStatus::Failed | RunStatus::Interrupted
+                ),
+                "{run} is {}: only a stopped, failed or interrupted run resumes",
+                info.status.as_str()
+            );
+            match (info.kind, followed_paths(&info)) {
+                (RunKind::Import, Some(roots)) => checked(store, paths, Start::Follow(roots)),
+                (RunKind::Grpo, _) => Ok(Start::Resume(run)),
+                (kind, _) => anyhow::bail!(
+                    "{run} is a {} run; only GRPO runs and follows resume here (`rollscope \
+                     train {} --resume {run}` continues a training run)",
+                    kind.as_str(),
+                    kind.as_str()
+                ),
+            }
+        }
     }
 }

@@ -211,6 +211,11 @@ impl Worker {
                 self.send(launched);
                 Ok(())
             }
+            Command::FollowRun(roots) => {
+                let launched = self.steering.launch(&self.store, Start::Follow(roots))?;
+                self.send(launched);
+                Ok(())
+            }
             Command::PauseRun(run) => self.steering.pause(&self.store, &run),
             Command::ResumeRun(run) => {
                 if let Some(launched) = self.steering.resume(&self.store, &run)? {

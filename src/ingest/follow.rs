@@ -10,7 +10,7 @@
 use super::folder::{is_unrecognised, merged_by_step};
 use super::{claim, import_file_into};
 use crate::formats::{self, Format, ImportOptions, Item, Problem};
-use crate::run::this_process;
+use crate::run::{observed, this_process};
 use crate::store::{Filter, Store};
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, TrajectoryId};
 use anyhow::Context;
@@ -79,6 +79,8 @@ pub struct Follower {
     known: HashSet<TrajectoryId>,
     tasks: HashSet<String>,
     metrics: BTreeMap<u64, MetricsRow>,
+    /// The newest policy version (training step) of the records read.
+    newest_version: u64,
 }
 
 impl Follower {
@@ -86,20 +88,8 @@ impl Follower {
     /// run that followed the same paths before, resumed, or a new one. `format` forces the
     /// format of every file of records.
     pub fn start(store: &Store, roots: &[PathBuf], format: Option<Format>) -> anyhow::Result<Self> {
-        let mut canonical = Vec::new();
-        for root in roots {
-            let path = std::fs::canonicalize(root).with_context(|| {
-                format!("cannot follow {}: no such file or folder", root.display())
-            })?;
-            canonical.push(path);
-        }
-        canonical.sort();
-        canonical.dedup();
-        let key = serde_json::json!(canonical);
-        let previous = store
-            .runs()?
-            .into_iter()
-            .find(|run| run.kind == RunKind::Import && run.config.get("follow") == Some(&key));
+        let canonical = followed_roots(roots)?;
+        let previous = run_following(store, &canonical)?;
         let run = match previous {
             Some(mut run) => {
                 run.status = RunStatus::Running;
@@ -113,7 +103,7 @@ impl Follower {
                     .map(|path| path.display().to_string())
                     .collect();
                 let mut run = RunInfo::new(String::new(), RunKind::Import, 0, names.join(", "), 0);
-                run.config = serde_json::json!({ "follow": key });
+                run.config = serde_json::json!({ "follow": canonical });
                 run.note = Some(format!("following {}", names.join(", ")));
                 run.process = Some(this_process());
                 run.id = store.create_run(&run)?;
@@ -144,6 +134,7 @@ impl Follower {
             known,
             tasks: HashSet::new(),
             metrics,
+            newest_version: 0,
         })
     }
 
@@ -167,7 +158,8 @@ impl Follower {
         if let Some(path) = metrics {
             self.read_metrics(store, &path, &mut poll)?;
         }
-        let step = self.metrics.keys().next_back().copied().unwrap_or(0);
+        let logged = self.metrics.keys().next_back().copied().unwrap_or(0);
+        let step = logged.max(self.newest_version);
         if step > self.run.step || poll.trajectories > 0 {
             self.run.step = self.run.step.max(step);
             self.run.total_steps = self.run.step;
@@ -221,11 +213,13 @@ impl Follower {
         let run = self.run.id.clone();
         let (known, tasks) = (&mut self.known, &mut self.tasks);
         let (mut trajectories, mut new_tasks) = (0, 0);
+        let newest = &mut self.newest_version;
         let mut admit = |item: &mut Item| match item {
             Item::Trajectory(trajectory) => {
                 claim(trajectory, &run);
                 let new = known.insert(trajectory.id);
                 trajectories += usize::from(new);
+                *newest = (*newest).max(trajectory.policy_version.unwrap_or(0));
                 new
             }
             Item::Task(task) => {
@@ -300,6 +294,52 @@ impl Follower {
 
 /// The id nonce of a follow: fixed by the followed paths, so ids are stable across polls and
 /// across follows of the same paths.
+/// The paths to follow made absolute, sorted and without repeats (the key of their run);
+/// an error names a path that does not exist.
+pub fn followed_roots(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut canonical = Vec::new();
+    for root in roots {
+        let path = std::fs::canonicalize(root)
+            .with_context(|| format!("cannot follow {}: no such file or folder", root.display()))?;
+        canonical.push(path);
+    }
+    canonical.sort();
+    canonical.dedup();
+    Ok(canonical)
+}
+
+/// The import run that followed exactly these roots (from `followed_roots`) before, to
+/// resume; an error when a process follows them now.
+pub fn run_following(store: &Store, roots: &[PathBuf]) -> anyhow::Result<Option<RunInfo>> {
+    let key = serde_json::json!(roots);
+    let Some(run) = store
+        .runs()?
+        .into_iter()
+        .find(|run| run.kind == RunKind::Import && run.config.get("follow") == Some(&key))
+    else {
+        return Ok(None);
+    };
+    let run = observed(run);
+    if matches!(run.status, RunStatus::Running | RunStatus::Paused) {
+        let pid = run.process.as_ref().map_or(0, |process| process.pid);
+        anyhow::bail!(
+            "run {} already follows these paths (process {pid}); `rollscope runs stop {}` ends it",
+            run.id,
+            run.id
+        );
+    }
+    Ok(Some(run))
+}
+
+/// The paths an import run follows, when it is a follow.
+pub fn followed_paths(run: &RunInfo) -> Option<Vec<PathBuf>> {
+    let paths = run.config.get("follow")?.as_array()?;
+    paths
+        .iter()
+        .map(|path| path.as_str().map(PathBuf::from))
+        .collect()
+}
+
 fn nonce_of(roots: &[PathBuf]) -> i64 {
     let mut hasher = Sha256::new();
     for root in roots {

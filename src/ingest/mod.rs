@@ -7,7 +7,7 @@ mod folder;
 mod follow;
 
 pub use folder::{FolderImport, import_folder};
-pub use follow::{FollowPoll, Follower};
+pub use follow::{FollowPoll, Follower, followed_paths, followed_roots, run_following};
 
 use crate::formats::{self, ImportOptions, ImportReport, Item};
 use crate::store::Store;

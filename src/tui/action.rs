@@ -106,6 +106,8 @@ pub enum Action {
     Refresh,
     /// In the Runs tab, open the form that launches a GRPO run.
     NewRun,
+    /// In the Runs tab, follow another stack's run: asks for its files or run folders.
+    FollowRun,
     /// In the Runs tab, pause the selected run after its current step.
     PauseRun,
     /// In the Runs tab, resume the selected run (paused, or stopped from its checkpoint).
@@ -163,6 +165,7 @@ impl Action {
             Self::Smoothing => "smoothing",
             Self::Refresh => "reload",
             Self::NewRun => "new run",
+            Self::FollowRun => "follow a run",
             Self::PauseRun => "pause run",
             Self::ResumeRun => "resume run",
             Self::StopRun => "stop run",
@@ -172,7 +175,9 @@ impl Action {
     /// Where the action's keys apply: the Runs tab's own keys shadow global keys there only.
     pub fn scope(self) -> Scope {
         match self {
-            Self::NewRun | Self::PauseRun | Self::ResumeRun | Self::StopRun => Scope::Runs,
+            Self::NewRun | Self::FollowRun | Self::PauseRun | Self::ResumeRun | Self::StopRun => {
+                Scope::Runs
+            }
             _ => Scope::Everywhere,
         }
     }

@@ -2,8 +2,8 @@
 //!
 //! A keymap file may rebind an action (`page_down = ["ctrl-d", "pagedown"]` replaces its
 //! keys) or a key (`[keys]` then `"x" = "quit"`). The digits `1`–`4` always set the four
-//! error labels. The Runs tab's actions (`new_run`, `pause_run`, `resume_run`, `stop_run`)
-//! are bound in a table of their own that shadows the global keys in that tab only, so `n`
+//! error labels. The Runs tab's actions (`new_run`, `follow_run`, `pause_run`, `resume_run`,
+//! `stop_run`) are bound in a table of their own that shadows the global keys in that tab only, so `n`
 //! and `r` can launch and resume there and still write notes and diff elsewhere.
 
 use super::action::{Action, Scope};
@@ -181,6 +181,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Smoothing, &["m"]),
     (Action::Refresh, &["ctrl-r"]),
     (Action::NewRun, &["n"]),
+    (Action::FollowRun, &["i"]),
     (Action::PauseRun, &["p"]),
     (Action::ResumeRun, &["r"]),
     (Action::StopRun, &["x"]),

@@ -16,6 +16,8 @@ pub enum PromptKind {
     Source,
     /// The Curate form's export path.
     ExportPath,
+    /// The files or run folders of another stack's run to follow.
+    Follow,
 }
 
 impl PromptKind {
@@ -27,6 +29,7 @@ impl PromptKind {
             Self::Note => "note: ",
             Self::Source => "source filter: ",
             Self::ExportPath => "export to: ",
+            Self::Follow => "follow (files or run folders): ",
         }
     }
 }

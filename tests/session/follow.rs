@@ -155,6 +155,51 @@ fn appended_chunks_that_split_lines_import_every_record_once() {
     );
 }
 
+/// How many trajectories a one-shot import of `path` yields.
+fn trajectories_in(path: &Path) -> usize {
+    let mut count = 0;
+    let mut tally = |item: rollscope::formats::Item| {
+        count += usize::from(matches!(item, rollscope::formats::Item::Trajectory(_)));
+        Ok(())
+    };
+    rollscope::formats::import_file(path, Default::default(), &mut tally).unwrap();
+    count
+}
+
+#[test]
+fn a_followed_inspect_log_folder_reads_each_log_once_it_is_whole() {
+    let root = tempfile::tempdir().unwrap();
+    let store = connect(&session(root.path()));
+    let logs = tempfile::tempdir().unwrap();
+    let mut follower = Follower::start(&store, &[logs.path().to_path_buf()], None).unwrap();
+    let run = follower.run().to_string();
+    let eval = fixture("log_message_deduplication.eval");
+    let json = fixture("log_formats.json");
+    let (in_eval, in_json) = (trajectories_in(&eval), trajectories_in(&json));
+    assert!(in_eval > 0 && in_json > 0);
+
+    let bytes = std::fs::read(&eval).unwrap();
+    let target = logs.path().join(eval.file_name().unwrap());
+    std::fs::write(&target, &bytes[..bytes.len() / 2]).unwrap();
+    let poll = follower.poll(&store).unwrap();
+    assert_eq!(poll.trajectories, 0, "half a zip archive is not read");
+    assert!(poll.problems.is_empty() && poll.unreadable.is_empty());
+    assert_eq!(poll.waiting, 1, "it is read again at the next poll");
+    std::fs::write(&target, &bytes).unwrap();
+    assert_eq!(follower.poll(&store).unwrap().trajectories, in_eval);
+
+    std::fs::copy(&json, logs.path().join(json.file_name().unwrap())).unwrap();
+    assert_eq!(follower.poll(&store).unwrap().trajectories, in_json);
+    assert_eq!(follower.poll(&store).unwrap().trajectories, 0);
+    let (count, ids) = stored(&store, &run);
+    assert_eq!((count, ids.len()), (in_eval + in_json, in_eval + in_json));
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        bytes,
+        "the logs are only read"
+    );
+}
+
 #[test]
 fn import_follow_runs_until_ctrl_c_and_the_same_command_resumes() {
     let root = tempfile::tempdir().unwrap();

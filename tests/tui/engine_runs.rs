@@ -266,3 +266,103 @@ fn launches_that_cannot_work_are_refused_at_once() {
     engine.send(Command::ResumeRun("grpo-0009".into()));
     assert!(failure(&updates).contains("no run `grpo-0009`"));
 }
+
+#[test]
+fn a_followed_run_reads_in_its_own_process_stops_and_resumes_where_it_stopped() {
+    let (_root, paths, store) = session(false, true);
+    let (engine, updates) = engine(&paths, Arc::clone(&store));
+    let failure = |updates: &Receiver<Update>| {
+        wait_for(updates, |update| match update {
+            Update::Failed { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+    };
+    let nowhere = paths.dir.join("no such run");
+    engine.send(Command::FollowRun(vec![nowhere.clone()]));
+    assert!(
+        failure(&updates).contains(&format!("cannot follow {}", nowhere.display())),
+        "a path that does not exist is refused at once"
+    );
+
+    let followed = tempfile::tempdir().unwrap();
+    let trl = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats/trl");
+    std::fs::create_dir(followed.path().join("completions")).unwrap();
+    let steps: Vec<_> = std::fs::read_dir(trl.join("completions"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    let copy_step = |step: &std::path::Path| {
+        let target = followed
+            .path()
+            .join("completions")
+            .join(step.file_name().unwrap());
+        std::fs::copy(step, target).unwrap();
+    };
+    let mut per_step = 0;
+    let mut tally = |item: rollscope::formats::Item| {
+        per_step += usize::from(matches!(item, rollscope::formats::Item::Trajectory(_)));
+        Ok(())
+    };
+    rollscope::formats::import_file(&steps[0], Default::default(), &mut tally).unwrap();
+    copy_step(&steps[0]);
+    engine.send(Command::FollowRun(vec![followed.path().to_path_buf()]));
+    let pid = launched(&updates);
+    let count = |run: &str| {
+        store
+            .ids(&rollscope::store::Filter {
+                run: Some(run.to_string()),
+                ..Default::default()
+            })
+            .unwrap()
+            .len()
+    };
+    let run = wait_run(&store, |run| {
+        trained_by(run, pid) && count(&run.id) == per_step
+    });
+    assert_eq!(run.status, RunStatus::Running);
+    engine.send(Command::FollowRun(vec![followed.path().join(".")]));
+    assert!(
+        failure(&updates).contains(&format!("{} already follows these paths", run.id)),
+        "the same paths, spelt another way, are not followed twice"
+    );
+    copy_step(&steps[1]);
+    wait_run(&store, |seen| {
+        seen.id == run.id && count(&run.id) == 2 * per_step
+    });
+    engine.send(Command::StopRun(run.id.clone()));
+    wait_run(&store, |seen| {
+        seen.id == run.id && seen.status == RunStatus::Stopped
+    });
+
+    for step in &steps[2..] {
+        copy_step(step);
+    }
+    let checkpoint = followed.path().join("checkpoint-4");
+    std::fs::create_dir(&checkpoint).unwrap();
+    std::fs::copy(
+        trl.join("checkpoint-4/trainer_state.json"),
+        checkpoint.join("trainer_state.json"),
+    )
+    .unwrap();
+    engine.send(Command::ResumeRun(run.id.clone()));
+    let again = launched(&updates);
+    assert_ne!(again, pid);
+    wait_run(&store, |seen| {
+        seen.id == run.id && trained_by(seen, again) && count(&run.id) == steps.len() * per_step
+    });
+    engine.send(Command::StopRun(run.id.clone()));
+    wait_run(&store, |seen| {
+        seen.id == run.id && seen.status == RunStatus::Stopped
+    });
+    assert_eq!(count(&run.id), steps.len() * per_step, "nothing read twice");
+    assert_eq!(
+        store.runs().unwrap().len(),
+        1,
+        "one run for the whole follow"
+    );
+    let metrics = store.metrics(&run.id).unwrap();
+    assert!(
+        !metrics.is_empty(),
+        "the trainer state's rows are the run's metrics"
+    );
+}

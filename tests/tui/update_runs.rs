@@ -363,7 +363,7 @@ fn quitting_with_a_run_launched_here_asks_whether_to_keep_it_or_stop_it() {
         "{screen}"
     );
     assert!(screen.contains("grpo-0002 step 3/30") && !screen.contains("grpo-0003 step"));
-    assert!(screen.contains("keep training in the background"));
+    assert!(screen.contains("keep them going in the background"));
     assert!(app.update(key(KeyCode::Esc)).is_empty());
     assert!(!app.quit_prompt && !app.quit, "esc stays");
     app.update(char_key('q'));
@@ -379,4 +379,81 @@ fn quitting_with_a_run_launched_here_asks_whether_to_keep_it_or_stop_it() {
     let mut app = runs_app(vec![trained_by("grpo-0003", RunStatus::Running, 1, 8)]);
     app.update(char_key('q'));
     assert!(app.quit, "a run launched elsewhere does not hold the TUI");
+}
+
+#[test]
+fn i_asks_for_the_paths_to_follow_and_a_stopped_follow_resumes_with_r() {
+    let mut app = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
+    assert!(app.update(char_key('i')).is_empty());
+    let screen = render(&app);
+    assert!(
+        screen.contains("follow (files or run folders):"),
+        "the prompt says what it wants:\n{screen}"
+    );
+    let commands = submit(&mut app, "'/runs/trl out' ~/verl/rollouts");
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").expect("a home folder"));
+    assert_eq!(
+        commands,
+        vec![Command::FollowRun(vec![
+            "/runs/trl out".into(),
+            home.join("verl/rollouts"),
+        ])],
+        "quoted words keep their spaces; ~ is the home folder"
+    );
+    assert!(app.update(char_key('i')).is_empty());
+    assert!(submit(&mut app, "").is_empty(), "nothing to follow");
+    let notice = app.status.notice.clone().expect("a warning");
+    assert!(
+        notice.error && notice.text.contains("rollout_data_dir"),
+        "{notice:?}"
+    );
+    assert!(app.update(char_key('i')).is_empty());
+    assert!(submit(&mut app, "'unclosed").is_empty());
+    assert!(
+        app.status
+            .notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("unclosed quote")
+    );
+
+    act(&mut app, &[Action::TabRollouts]);
+    assert_eq!(
+        submit(&mut app, ":follow /runs/a.jsonl"),
+        vec![Command::FollowRun(vec!["/runs/a.jsonl".into()])],
+        "`:follow` does the same from any tab"
+    );
+    assert_eq!(app.tab, rollscope::tui::Tab::Runs, "and shows the Runs tab");
+
+    app.update(Msg::Engine(Update::Runs(vec![
+        run_info("import-0002", RunKind::Import, RunStatus::Stopped),
+        run_info("import-0003", RunKind::Import, RunStatus::Running),
+    ])));
+    act(&mut app, &[Action::Up]);
+    assert_eq!(
+        app.update(char_key('r')),
+        vec![Command::ResumeRun("import-0002".into())],
+        "a stopped follow resumes in a process of its own"
+    );
+    assert!(
+        app.status
+            .notice
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("reading its paths again")
+    );
+    act(&mut app, &[Action::Down]);
+    assert_eq!(
+        app.update(char_key('x')),
+        vec![Command::StopRun("import-0003".into())]
+    );
+}
+
+/// Types text into the open prompt and presses Enter.
+fn submit(app: &mut App, text: &str) -> Vec<Command> {
+    let mut commands = type_text(app, text);
+    commands.extend(app.update(key(KeyCode::Enter)));
+    commands
 }

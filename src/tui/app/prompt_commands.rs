@@ -8,7 +8,7 @@ use crate::tui::prompt::PromptKind;
 use crate::tui::theme::{BUILT_IN, Theme};
 
 /// The `:` commands, for the help overlay.
-pub const COMMANDS: [(&str, &str); 8] = [
+pub const COMMANDS: [(&str, &str); 9] = [
     (
         ":open ID",
         "open a trajectory by id (a unique prefix is enough)",
@@ -26,6 +26,10 @@ pub const COMMANDS: [(&str, &str); 8] = [
     (
         ":theme NAME",
         "dark light high-contrast (or the session's theme)",
+    ),
+    (
+        ":follow PATH…",
+        "follow another stack's run (files, run folders) in the background",
     ),
     (":help", "this overlay"),
     (":q", "quit"),
@@ -47,6 +51,7 @@ impl App {
                 self.tabs.curate.set_path(input);
                 Vec::new()
             }
+            PromptKind::Follow => self.follow(input),
         }
     }
 
@@ -97,6 +102,7 @@ impl App {
                 }
             },
             "sort" | "s" => self.sort_command(rest),
+            "follow" => self.follow(rest),
             "audit" if self.tabs.rollouts.blind => {
                 self.notify(super::BLIND_ONLY);
                 Vec::new()
@@ -158,6 +164,26 @@ impl App {
         self.relist_to(listing)
     }
 
+    /// Follows the paths typed (shell quoting, `~` for the home folder) in a background
+    /// process, and shows the Runs tab where its run appears.
+    fn follow(&mut self, input: &str) -> Vec<Command> {
+        let Some(words) = shlex::split(input) else {
+            self.warn(format!("`{input}` has an unclosed quote"));
+            return Vec::new();
+        };
+        if words.is_empty() {
+            self.warn(
+                "type the files or run folders to follow: a TRL output folder, verl's \
+                 rollout_data_dir, JSONL or parquet files",
+            );
+            return Vec::new();
+        }
+        let roots = words.iter().map(|word| home_expanded(word)).collect();
+        self.tab = Tab::Runs;
+        self.notify(format!("starting to follow {}", words.join(" ")));
+        vec![Command::FollowRun(roots)]
+    }
+
     fn find_theme(&self, name: &str) -> Option<Theme> {
         if let Some(theme) = self.extra_themes.iter().find(|theme| theme.name == name) {
             return Some(theme.clone());
@@ -167,5 +193,15 @@ impl App {
             .any(|(built_in, _)| *built_in == name)
             .then(|| Theme::named(name).ok())
             .flatten()
+    }
+}
+
+/// `~` and `~/…` from the home folder; other words as they are.
+fn home_expanded(word: &str) -> std::path::PathBuf {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    match (word.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home,
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+        _ => word.into(),
     }
 }

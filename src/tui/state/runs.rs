@@ -13,6 +13,7 @@ use crate::trajectory::{MainJobStage, MetricsRow, RunInfo, RunKind, RunStatus};
 use crate::tui::action::Action;
 use crate::tui::launch_form::{LaunchEvent, LaunchForm};
 use crate::tui::outcome::Outcome;
+use crate::tui::prompt::{Prompt, PromptKind};
 use crossterm::event::KeyEvent;
 
 /// The Runs tab's state.
@@ -156,8 +157,8 @@ impl RunsTab {
     ) -> Vec<Command> {
         self.launching = Some(pid);
         status.notify(format!(
-            "started in the background (process {pid}, output in {}); it keeps training \
-             when the TUI quits",
+            "started in the background (process {pid}, output in {}); it goes on when the \
+             TUI quits",
             log.display()
         ));
         vec![Command::LoadRuns]
@@ -235,9 +236,13 @@ impl RunsTab {
                 format!("{id} {}", run.kind.stop_words()),
             )),
             (Action::ResumeRun, _) => self.resumable(run).map(|()| {
+                let how = match run.kind {
+                    RunKind::Import => "reading its paths again",
+                    _ => "from its latest checkpoint",
+                };
                 (
                     Command::ResumeRun(id.clone()),
-                    format!("resuming {id} from its latest checkpoint in the background"),
+                    format!("resuming {id} {how} in the background"),
                 )
             }),
             _ => Err(format!("{id} is {}, not training", run.status.as_str())),
@@ -247,16 +252,10 @@ impl RunsTab {
     /// Whether a run that does not train can resume here.
     fn resumable(&self, run: &RunInfo) -> Result<(), String> {
         match run.kind {
-            RunKind::Grpo => {}
+            RunKind::Grpo | RunKind::Import => {}
             RunKind::Sft => {
                 return Err(format!(
                     "{0} is an SFT run; `rollscope train sft --resume {0}` continues it",
-                    run.id
-                ));
-            }
-            RunKind::Import => {
-                return Err(format!(
-                    "{} is an import; `rollscope import --follow` with its paths goes on reading",
                     run.id
                 ));
             }
@@ -332,6 +331,7 @@ impl RunsTab {
                 }
                 Outcome::Commands(Vec::new())
             }
+            Action::FollowRun => Outcome::Prompt(Prompt::new(PromptKind::Follow)),
             Action::PauseRun | Action::ResumeRun | Action::StopRun => {
                 Outcome::Commands(match self.steer(action) {
                     Ok((command, notice)) => {

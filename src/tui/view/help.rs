@@ -109,12 +109,16 @@ const RUNS: &[(Action, &str)] = &[
         "launch a GRPO run (form); it trains in the background",
     ),
     (
+        Action::FollowRun,
+        "follow a TRL / verl / other run's files or folder as it trains",
+    ),
+    (
         Action::PauseRun,
         "pause the run after its step (any process's)",
     ),
     (
         Action::ResumeRun,
-        "resume: paused, or stopped / interrupted from its checkpoint",
+        "resume: paused, stopped / interrupted from its checkpoint, a follow",
     ),
     (Action::StopRun, "stop after its step, with a checkpoint"),
     (Action::Refresh, "reload"),
@@ -218,6 +222,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         (Tab::Runs, _) => vec![
             (pair(Action::Down, Action::Up), "run"),
             (keys(Action::NewRun), "new run"),
+            (keys(Action::FollowRun), "follow"),
             (keys(Action::PauseRun), "pause"),
             (keys(Action::ResumeRun), "resume"),
             (keys(Action::StopRun), "stop"),
@@ -320,7 +325,7 @@ pub fn draw_quit_prompt(frame: &mut Frame, area: Rect, app: &App) {
     for (key, what) in [
         (
             "b",
-            "keep training in the background, and quit (any TUI shows it)",
+            "keep them going in the background, and quit (any TUI shows them)",
         ),
         (
             "s",
