@@ -71,18 +71,16 @@ impl JobLauncher {
                 std::fs::write(&file, config.to_toml()?)
                     .with_context(|| format!("cannot write {}", file.display()))?;
                 args.extend(["train", "grpo", "--config"].map(String::from));
-                args.push(file.display().to_string());
+                args.extend([file.display().to_string(), "--device".into(), device.flag()]);
             }
             Start::Resume(run) => {
                 args.extend(["train", "grpo", "--resume", run.as_str()].map(String::from));
+                args.extend(["--device".into(), device.flag()]);
             }
             Start::Follow(roots) => {
                 args.extend(["import", "--follow"].map(String::from));
                 args.extend(roots.iter().map(|root| root.display().to_string()));
             }
-        }
-        if !matches!(start, Start::Follow(_)) {
-            args.extend(["--device".into(), device.flag()]);
         }
         let log = jobs.join(format!("{stem}.log"));
         let child = self.spawn_detached(&args, &log)?;
