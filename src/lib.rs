@@ -123,6 +123,7 @@ pub mod ingest;
 pub mod model;
 pub mod run;
 pub mod session;
+pub mod stats;
 pub mod store;
 pub mod synthetic;
 pub mod text;

@@ -1,6 +1,8 @@
 //! The rollout loop: the local policy with exact token traces, the HTTP policy against a
 //! real `rollscope serve` on loopback, and the loop's handling of hostile policy output.
 
+#[path = "rollout/fork.rs"]
+mod fork;
 #[path = "rollout/scripted.rs"]
 mod scripted;
 #[path = "rollout/serve.rs"]

@@ -109,6 +109,18 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
     if let Some(advantage) = trajectory.advantage {
         writeln!(out, "advantage     {advantage:+.3}")?;
     }
+    if let Some(origin) = &trajectory.fork {
+        writeln!(
+            out,
+            "fork of      {} from t{} · continuation {} · seed {} · {} · prefix: {}",
+            origin.parent,
+            origin.turn,
+            origin.index + 1,
+            origin.seed,
+            origin.policy,
+            origin.prefix.describe()
+        )?;
+    }
     let steps = trajectory.steps();
     let mut turn = 0;
     let mut observation = 0;
@@ -116,6 +128,13 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
         match message.role {
             Role::Assistant => {
                 turn += 1;
+                if trajectory
+                    .fork
+                    .as_ref()
+                    .is_some_and(|origin| origin.turn as usize == turn)
+                {
+                    writeln!(out, "\n── sampled again from here ──")?;
+                }
                 writeln!(out, "\nt{turn} assistant")?;
                 if let Some(reasoning) = &message.reasoning {
                     writeln!(out, "  (reasoning) {}", indent(&inert(reasoning)))?;
@@ -146,7 +165,11 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
                     .latency_ms
                     .map_or(String::new(), |ms| format!(" · {ms:.0} ms"));
                 let name = message.name.as_deref().unwrap_or("tool");
-                writeln!(out, "o{observation} {name}{error}{latency} · not trained")?;
+                writeln!(
+                    out,
+                    "o{observation} {name}{error}{latency} · not trained{}",
+                    edited_mark(trajectory, index)
+                )?;
                 let text = inert(&message.content);
                 let shown = if full {
                     text
@@ -164,11 +187,29 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
                         .into_owned()
                         .into()
                 };
-                writeln!(out, "{:<9} {}", message.role.as_str(), indent(&shown))?;
+                writeln!(
+                    out,
+                    "{:<9} {}{}",
+                    message.role.as_str(),
+                    indent(&shown),
+                    edited_mark(trajectory, index)
+                )?;
             }
         }
     }
     Ok(out)
+}
+
+/// ` · edited (was: …)` for a message a fork replaced.
+fn edited_mark(trajectory: &Trajectory, message: usize) -> String {
+    let edit = trajectory
+        .fork
+        .iter()
+        .flat_map(|origin| &origin.edits)
+        .find(|edit| edit.message == message);
+    edit.map_or(String::new(), |edit| {
+        format!(" · edited (was: {})", clip(&inert(&edit.original), 80))
+    })
 }
 
 fn write_step_marks(out: &mut String, trajectory: &Trajectory, step: u32) -> std::fmt::Result {

@@ -9,6 +9,7 @@ mod curate;
 mod curate_stats;
 mod data;
 mod filter_args;
+mod fork;
 mod import;
 mod import_follow;
 mod inspect;
@@ -142,6 +143,9 @@ pub enum Command {
     Claims(agent::ClaimsArgs),
     /// Multi-turn rollouts of a policy on a task set, with tools, rewards and process scores.
     Rollout(rollout::RolloutArgs),
+    /// Ask the policy "what if": continue a trajectory from one of its turns N times, an
+    /// observation or user message optionally edited; `--all-turns` for success-from-here.
+    Fork(fork::ForkArgs),
     /// Serve a model over an OpenAI-compatible HTTP endpoint.
     Serve(serve::ServeArgs),
     /// Train a policy: `train sft` or `train grpo` from a TOML run config, `--resume RUN`.
@@ -208,6 +212,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Claims(args)) => agent::claims(&cli, args),
         Some(Command::DemoData(args)) => tui::demo_data(&cli, args),
         Some(Command::Rollout(args)) => rollout::rollout(&cli, args),
+        Some(Command::Fork(args)) => fork::fork(&cli, args),
         Some(Command::Serve(args)) => serve::serve(&cli, args),
         Some(Command::Train(command)) => train::train(&cli, command),
         Some(Command::Eval(args)) => train::eval(&cli, args),

@@ -15,6 +15,9 @@ pub mod drills;
 mod eval;
 mod eval_job;
 mod examples;
+mod fork_job;
+mod fork_policy;
+mod fork_values;
 mod grpo_run;
 mod grpo_step;
 mod lifecycle;
@@ -38,6 +41,8 @@ pub use context::{RunContext, rollout_runtime, session_environment};
 pub use control::{RunControl, RunEvent};
 pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
 pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
+pub use fork_job::{ForkJob, ForkOutcome, ForkTurns, ParentForks, TurnFork, run_fork_job};
+pub use fork_policy::fork_policy_dir;
 pub use grpo_run::{resume_grpo, train_grpo};
 pub use lifecycle::{RunFiles, eval_run, starting_model};
 pub use live::{

@@ -34,6 +34,19 @@ impl TrajectoryId {
         ])
     }
 
+    /// The id of continuation `index` of a fork of `parent` from `turn` with sampler seed
+    /// `seed`; `edits` tells apart forks whose prefixes were edited differently.
+    pub fn forked(parent: Self, turn: u32, edits: &[u8], seed: u64, index: u32) -> Self {
+        Self::hash_parts(&[
+            b"fork",
+            &parent.to_bytes(),
+            &turn.to_be_bytes(),
+            edits,
+            &seed.to_be_bytes(),
+            &index.to_be_bytes(),
+        ])
+    }
+
     fn hash_parts(parts: &[&[u8]]) -> Self {
         let mut hasher = Sha256::new();
         for part in parts {

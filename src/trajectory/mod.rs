@@ -2,6 +2,7 @@
 //!
 //! Plain serde types and nothing else: this module knows nothing of storage, models or UI.
 
+mod fork;
 mod id;
 mod message;
 pub mod metric;
@@ -12,6 +13,7 @@ mod task;
 mod trace;
 mod traj;
 
+pub use fork::{ForkOrigin, MessageEdit, PrefixKind};
 pub use id::TrajectoryId;
 pub use message::{ArgumentsEncoding, Message, Role, Span, ToolCall};
 pub use run::{CODE_VERSION, MetricsRow, RunInfo, RunKind, RunStatus};

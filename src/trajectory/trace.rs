@@ -35,6 +35,37 @@ impl TokenTrace {
         self.loss_mask.iter().filter(|&&bit| bit != 0).count()
     }
 
+    /// The token ranges the policy sampled, one per turn: the maximal runs of loss-mask ones.
+    pub fn policy_runs(&self) -> Vec<std::ops::Range<usize>> {
+        let mut runs = Vec::new();
+        let mut start = None;
+        for (index, &bit) in self.loss_mask.iter().enumerate() {
+            match (bit != 0, start) {
+                (true, None) => start = Some(index),
+                (false, Some(from)) => {
+                    runs.push(from..index);
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = start {
+            runs.push(from..self.loss_mask.len());
+        }
+        runs
+    }
+
+    /// The first `len` tokens, with their mask, log-probs and entropies.
+    pub fn prefix(&self, len: usize) -> Self {
+        let cut = |values: &Vec<f32>| values[..len.min(values.len())].to_vec();
+        Self {
+            token_ids: self.token_ids[..len].to_vec(),
+            loss_mask: self.loss_mask[..len].to_vec(),
+            logprobs: cut(&self.logprobs),
+            entropies: cut(&self.entropies),
+        }
+    }
+
     /// Checks that the per-token arrays agree in length.
     pub fn validate(&self) -> Result<(), String> {
         let n = self.token_ids.len();

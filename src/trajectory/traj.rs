@@ -1,7 +1,8 @@
 //! The trajectory τ = (x, a1, o1, …, aT) with its rewards, scores, labels and token trace.
 
 use super::{
-    ErrorKind, Label, LabelStatus, Message, Reward, Role, Span, StepScore, TokenTrace, TrajectoryId,
+    ErrorKind, ForkOrigin, Label, LabelStatus, Message, Reward, Role, Span, StepScore, TokenTrace,
+    TrajectoryId,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -140,6 +141,9 @@ pub struct Trajectory {
     /// How many policy updates separated sampling from training (asynchronous runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staleness: Option<u32>,
+    /// For a continuation sampled from the middle of another trajectory: where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork: Option<ForkOrigin>,
     /// Where the time went.
     #[serde(default, skip_serializing_if = "is_default_timings")]
     pub timings: Timings,
@@ -179,6 +183,7 @@ impl Trajectory {
             labels: Vec::new(),
             token_trace: None,
             staleness: None,
+            fork: None,
             timings: Timings::default(),
             source_format: default_source_format(),
             extra: Map::new(),

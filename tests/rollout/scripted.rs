@@ -16,10 +16,28 @@ fn call(name: &str, arguments: &str) -> Value {
         {"id": "c1", "type": "function", "function": {"name": name, "arguments": arguments}}]})
 }
 
-/// The reply of script `name` at turn `turn`, and its finish reason.
-fn reply(name: &str, turn: usize) -> (Value, &'static str) {
+/// The reply of script `name` at turn `turn` of `messages`, and its finish reason.
+fn reply(name: &str, turn: usize, messages: &[Value]) -> (Value, &'static str) {
     let answer = json!({"role": "assistant", "content": "Final Answer: 42"});
+    let last_result = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "tool")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("nothing");
     match (name, turn) {
+        ("echo", 0) => (
+            call("calculator", "{\"expression\": \"17+25\"}"),
+            "tool_calls",
+        ),
+        ("echo", _) => (
+            json!({"role": "assistant", "content": format!("Final Answer: {last_result}")}),
+            "stop",
+        ),
+        ("slow", 0..=2) => (
+            call("calculator", "{\"expression\": \"1+1\"}"),
+            "tool_calls",
+        ),
         ("invalid-json", 0) => (call("calculator", "{\"expression\": 17+25"), "tool_calls"),
         ("unknown-tool", 0) => (call("weather", "{}"), "tool_calls"),
         ("missing-argument", 0) => (call("calculator", "{}"), "tool_calls"),
@@ -47,7 +65,7 @@ fn serve_scripts(server: Arc<tiny_http::Server>) {
         let messages = body["messages"].as_array().unwrap();
         let script = messages[1]["content"].as_str().unwrap().to_string();
         let turn = messages.iter().filter(|m| m["role"] == "assistant").count();
-        let (message, finish) = reply(&script, turn);
+        let (message, finish) = reply(&script, turn, messages);
         let response = json!({"choices": [{"message": message, "finish_reason": finish}],
             "usage": {"completion_tokens": 5}});
         request
@@ -56,14 +74,94 @@ fn serve_scripts(server: Arc<tiny_http::Server>) {
     }
 }
 
+/// A scripted endpoint on loopback, stopped when dropped.
+pub struct Scripted {
+    server: Arc<tiny_http::Server>,
+    worker: Option<std::thread::JoinHandle<()>>,
+    /// The policy that asks it.
+    pub policy: Policy,
+}
+
+impl Scripted {
+    /// Starts the endpoint.
+    pub fn start() -> Self {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let address = server.server_addr().to_ip().unwrap();
+        let worker = {
+            let server = server.clone();
+            std::thread::spawn(move || serve_scripts(server))
+        };
+        let policy = Policy::Http(HttpPolicy::new(
+            &format!("http://{address}/v1"),
+            "script",
+            Duration::from_secs(30),
+        ));
+        Self {
+            server,
+            worker: Some(worker),
+            policy,
+        }
+    }
+}
+
+impl Drop for Scripted {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(worker) = self.worker.take() {
+            worker.join().unwrap();
+        }
+    }
+}
+
+/// The task that plays `script`: its answer is 42, the calculator is offered.
+pub fn script_task(index: usize, script: &str) -> Task {
+    let mut task = Task::new(format!("script-{index}"), "scripted", script);
+    task.prompt.insert(0, Message::system("scripted"));
+    task.ground_truth = Some("42".into());
+    task.tools = vec![rollscope::agent::tools::builtin_spec("calculator").unwrap()];
+    task
+}
+
+/// The built-in tools and reward.
+pub fn environment() -> Environment {
+    Environment::new(
+        ToolRegistry::standard(SandboxLimits::default()).unwrap(),
+        RewardConfig::default(),
+    )
+}
+
+/// A two-worker runtime.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// One rollout of `script` under `config`.
+pub fn run_script(scripted: &Scripted, script: &str, config: &RolloutConfig) -> Trajectory {
+    let request = RolloutRequest {
+        task: Arc::new(script_task(0, script)),
+        run: "scripted".into(),
+        policy_version: 0,
+        group: 0,
+        sample: 0,
+    };
+    let mut done = Vec::new();
+    runtime().block_on(run_rollouts(
+        &scripted.policy,
+        &environment(),
+        config,
+        vec![request],
+        |t| done.push(t),
+    ));
+    done.pop().unwrap()
+}
+
 /// Runs one rollout per script; returns (script, trajectory).
 pub fn run_scripts() -> Vec<(String, Trajectory)> {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let address = server.server_addr().to_ip().unwrap();
-    let worker = {
-        let server = server.clone();
-        std::thread::spawn(move || serve_scripts(server))
-    };
+    let scripted = Scripted::start();
     let scripts = [
         "invalid-json",
         "unknown-tool",
@@ -72,52 +170,30 @@ pub fn run_scripts() -> Vec<(String, Trajectory)> {
         "answers",
         "truncated",
     ];
-    let tools = vec![rollscope::agent::tools::builtin_spec("calculator").unwrap()];
     let requests: Vec<RolloutRequest> = scripts
         .iter()
         .enumerate()
-        .map(|(index, script)| {
-            let mut task = Task::new(format!("script-{index}"), "scripted", *script);
-            task.prompt.insert(0, Message::system("scripted"));
-            task.ground_truth = Some("42".into());
-            task.tools = tools.clone();
-            RolloutRequest {
-                task: Arc::new(task),
-                run: "scripted".into(),
-                policy_version: 0,
-                group: index as u64,
-                sample: 0,
-            }
+        .map(|(index, script)| RolloutRequest {
+            task: Arc::new(script_task(index, script)),
+            run: "scripted".into(),
+            policy_version: 0,
+            group: index as u64,
+            sample: 0,
         })
         .collect();
-    let policy = Policy::Http(HttpPolicy::new(
-        &format!("http://{address}/v1"),
-        "script",
-        Duration::from_secs(30),
-    ));
-    let environment = Environment::new(
-        ToolRegistry::standard(SandboxLimits::default()).unwrap(),
-        RewardConfig::default(),
-    );
     let config = RolloutConfig {
         max_turns: 3,
         ..RolloutConfig::default()
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
     let mut done = Vec::new();
-    runtime.block_on(run_rollouts(
-        &policy,
-        &environment,
+    runtime().block_on(run_rollouts(
+        &scripted.policy,
+        &environment(),
         &config,
         requests,
         |t| done.push(t),
     ));
-    server.unblock();
-    worker.join().unwrap();
+    drop(scripted);
     done.into_iter()
         .map(|trajectory| {
             let index: usize = trajectory.task_id.as_deref().unwrap()["script-".len()..]

@@ -4,11 +4,13 @@
 //! process scores, and are handed to the caller grouped by task for GRPO.
 
 mod episode;
+mod fork;
 mod http;
 mod local;
 
 use episode::ToolSlots;
 pub use episode::{Checkpoint, EpisodeState};
+pub use fork::{Edit, ForkError, ForkSpec, ForkState, fork, fork_state};
 pub use http::HttpPolicy;
 pub use local::{DecodeStats, GeneratedTurn, LocalPolicy, Start, TurnFinish};
 
@@ -303,12 +305,19 @@ fn assemble(request: &RolloutRequest, state: &EpisodeState, policy: &Policy) -> 
         request.group,
         request.sample,
     );
-    let mut trajectory = Trajectory::new(id, state.messages.clone());
+    let mut trajectory = ended(id, state, policy);
     trajectory.task_id = Some(request.task.id.clone());
     trajectory.run = Some(request.run.clone());
     trajectory.policy_version = Some(request.policy_version);
     trajectory.group = Some(request.group);
     trajectory.sample = Some(request.sample);
+    trajectory
+}
+
+/// The trajectory of an ended episode: its messages, stop reason, token trace (local
+/// policy), policy tokens (endpoint), failures and final answer.
+fn ended(id: TrajectoryId, state: &EpisodeState, policy: &Policy) -> Trajectory {
+    let mut trajectory = Trajectory::new(id, state.messages.clone());
     trajectory.stop_reason = state.stop.clone().unwrap_or(StopReason::Error);
     if let Policy::Local { .. } = policy {
         trajectory.token_trace = Some(state.trace.clone());

@@ -1,0 +1,326 @@
+//! `rollscope fork`'s job: continuations of stored trajectories from one turn or from every
+//! turn, by the policy that wrote them (or another), stored as children under a rollout run;
+//! success from each turn with its interval; from every turn, the success-from-here values
+//! stored on the parent as Monte-Carlo step scores.
+
+use super::RunContext;
+use super::rollout_job::JobPolicy;
+use crate::agent::rollout::{
+    Edit, ForkSpec, HttpPolicy, LocalPolicy, Policy, RolloutConfig, fork, fork_state, offered_tools,
+};
+use crate::stats::SuccessRate;
+use crate::trajectory::{PrefixKind, RunInfo, RunKind, RunStatus, Task, Trajectory, TrajectoryId};
+use anyhow::Context;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Which turns to fork from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForkTurns {
+    /// One turn, 1-based.
+    One(usize),
+    /// Every turn: success from the start of each, the value of the state before it.
+    All,
+}
+
+/// What to fork.
+#[derive(Clone, Debug)]
+pub struct ForkJob {
+    /// The trajectories to continue.
+    pub parents: Vec<TrajectoryId>,
+    /// From which turns.
+    pub turns: ForkTurns,
+    /// Messages replaced before continuing (one turn only).
+    pub edits: Vec<Edit>,
+    /// Continuations per turn.
+    pub n: usize,
+    /// Seed of their samplers.
+    pub seed: u64,
+    /// Sampling temperature, when not the parent run's.
+    pub temperature: Option<f64>,
+    /// The policy version the children record: the parents' own when their policy forks
+    /// them (see `fork_policy_dir`).
+    pub policy_version: Option<u64>,
+}
+
+/// Success from one turn of one trajectory.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnFork {
+    /// The turn, 1-based.
+    pub turn: usize,
+    /// Continuations that passed, of all.
+    pub success: SuccessRate,
+    /// The children stored.
+    pub children: Vec<TrajectoryId>,
+    /// How the prefix reached the policy.
+    pub prefix: PrefixKind,
+}
+
+/// The forks of one trajectory.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParentForks {
+    /// The trajectory.
+    pub parent: TrajectoryId,
+    /// Whether it passed.
+    pub passed: Option<bool>,
+    /// Its outcome reward.
+    pub reward: Option<f64>,
+    /// Its turns.
+    pub turns: usize,
+    /// Whether every turn was forked.
+    pub every_turn: bool,
+    /// Success from each turn forked.
+    pub forks: Vec<TurnFork>,
+}
+
+/// What a fork job produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct ForkOutcome {
+    /// The rollout run holding the children.
+    pub run: String,
+    /// The policy that sampled them.
+    pub policy: String,
+    /// Per trajectory.
+    pub parents: Vec<ParentForks>,
+}
+
+/// Forks every parent of the job under a new rollout run; `on_progress` hears forks done
+/// of all.
+pub fn run_fork_job(
+    context: &RunContext,
+    job: &ForkJob,
+    policy: JobPolicy<'_>,
+    on_progress: &mut dyn FnMut(usize, usize),
+) -> anyhow::Result<ForkOutcome> {
+    let store = &context.store;
+    let mut parents = Vec::new();
+    for &id in &job.parents {
+        let parent = store
+            .get(id)?
+            .with_context(|| format!("no trajectory {id} in the store"))?;
+        let task_id = parent.task_id.clone().with_context(|| {
+            format!("trajectory {id} names no task: a fork needs the task to score continuations")
+        })?;
+        let task = store.get_task(&task_id)?.with_context(|| {
+            format!("the task {task_id} of trajectory {id} is not in the store: import or roll out its task set first")
+        })?;
+        parents.push((parent, Arc::new(task)));
+    }
+    let (policy, policy_name, local) = build_policy(policy)?;
+    let run_id = store.next_run_id(RunKind::Rollout)?;
+    let config = fork_config(context, job, parents.first().map(|(parent, _)| parent));
+    let plan: Vec<(Trajectory, Arc<Task>, Vec<ForkSpec>)> = parents
+        .into_iter()
+        .map(|(parent, task)| {
+            let turns: Vec<usize> = match job.turns {
+                ForkTurns::One(turn) => vec![turn],
+                ForkTurns::All => (1..=parent.turn_count()).collect(),
+            };
+            let specs = turns
+                .into_iter()
+                .map(|turn| ForkSpec {
+                    turn,
+                    edits: job.edits.clone(),
+                    n: job.n,
+                    seed: job.seed,
+                    run: run_id.clone(),
+                    policy_name: policy_name.clone(),
+                    policy_version: job.policy_version,
+                })
+                .collect();
+            (parent, task, specs)
+        })
+        .collect();
+    for (parent, task, specs) in &plan {
+        let tools = offered_tools(task, &config);
+        for spec in specs {
+            fork_state(parent, spec.turn, &spec.edits, &policy, &tools)
+                .with_context(|| format!("cannot fork trajectory {}", parent.id))?;
+        }
+    }
+    let mut run = RunInfo {
+        config: serde_json::to_value(&config)?,
+        note: Some(fork_note(job)),
+        ..RunInfo::new(
+            run_id.clone(),
+            RunKind::Rollout,
+            job.seed,
+            policy_name.clone(),
+            1,
+        )
+    };
+    store.put_run(&run)?;
+    let forked = fork_plan(context, &policy, &config, job, &plan, on_progress);
+    drop(policy);
+    if let Some(thread) = local {
+        let _ = thread.join();
+    }
+    run.status = match &forked {
+        Ok(_) => RunStatus::Done,
+        Err(error) => {
+            run.note = Some(format!("{error:#}"));
+            RunStatus::Failed
+        }
+    };
+    store.put_run(&run)?;
+    Ok(ForkOutcome {
+        run: run_id,
+        policy: policy_name,
+        parents: forked?,
+    })
+}
+
+/// Runs every fork of the plan, a trajectory at a time (its turns together), storing the
+/// children as they end.
+fn fork_plan(
+    context: &RunContext,
+    policy: &Policy,
+    config: &RolloutConfig,
+    job: &ForkJob,
+    plan: &[(Trajectory, Arc<Task>, Vec<ForkSpec>)],
+    on_progress: &mut dyn FnMut(usize, usize),
+) -> anyhow::Result<Vec<ParentForks>> {
+    let total: usize = plan.iter().map(|(_, _, specs)| specs.len()).sum();
+    let mut done = 0;
+    on_progress(done, total);
+    let mut reports = Vec::new();
+    for (parent, task, specs) in plan {
+        let results = context.runtime.block_on(fork_all(
+            policy,
+            context,
+            config,
+            parent,
+            task,
+            specs.clone(),
+        ));
+        let mut forks = Vec::new();
+        for result in results {
+            let children = result.with_context(|| format!("forking trajectory {}", parent.id))?;
+            context.store.put_trajectories(&children)?;
+            done += 1;
+            on_progress(done, total);
+            forks.push(turn_fork(&children));
+        }
+        let every_turn = job.turns == ForkTurns::All;
+        if every_turn {
+            let policy_name = specs.first().map_or("", |spec| spec.policy_name.as_str());
+            super::fork_values::store_values(context, parent.id, &forks, job.n, policy_name)?;
+        }
+        reports.push(ParentForks {
+            parent: parent.id,
+            passed: parent.passed(),
+            reward: parent.reward.as_ref().map(|reward| reward.total),
+            turns: parent.turn_count(),
+            every_turn,
+            forks,
+        });
+    }
+    Ok(reports)
+}
+
+type LocalThread = std::thread::JoinHandle<crate::agent::rollout::DecodeStats>;
+
+fn build_policy(policy: JobPolicy<'_>) -> anyhow::Result<(Policy, String, Option<LocalThread>)> {
+    Ok(match policy {
+        JobPolicy::Endpoint { url, model } => {
+            let http = HttpPolicy::new(url, model, Duration::from_secs(600));
+            (Policy::Http(http), format!("{url} ({model})"), None)
+        }
+        JobPolicy::Local { model, dir } => {
+            let (local, thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+            let policy = Policy::Local {
+                policy: local,
+                chat: Arc::new(model.chat.clone()),
+            };
+            (policy, dir.display().to_string(), Some(thread))
+        }
+    })
+}
+
+/// Forks from every spec's turn at once, so a local policy decodes them in one batch.
+async fn fork_all(
+    policy: &Policy,
+    context: &RunContext,
+    config: &RolloutConfig,
+    parent: &Trajectory,
+    task: &Arc<crate::trajectory::Task>,
+    specs: Vec<ForkSpec>,
+) -> Vec<Result<Vec<Trajectory>, crate::agent::rollout::ForkError>> {
+    let parent = Arc::new(parent.clone());
+    let handles: Vec<_> = specs
+        .into_iter()
+        .map(|spec| {
+            let (policy, environment, config, parent, task) = (
+                policy.clone(),
+                context.environment.clone(),
+                config.clone(),
+                parent.clone(),
+                task.clone(),
+            );
+            tokio::spawn(async move {
+                fork(&policy, &environment, &config, &parent, &task, &spec).await
+            })
+        })
+        .collect();
+    let mut results = Vec::with_capacity(handles.len());
+    for handle in handles {
+        results.push(match handle.await {
+            Ok(result) => result,
+            Err(error) => std::panic::resume_unwind(error.into_panic()),
+        });
+    }
+    results
+}
+
+/// The rollout settings of the forks: the parent run's (its turns, budgets, tools), with the
+/// job's seed and temperature, Monte-Carlo scores off.
+fn fork_config(context: &RunContext, job: &ForkJob, parent: Option<&Trajectory>) -> RolloutConfig {
+    let recorded = parent
+        .and_then(|parent| parent.run.as_deref())
+        .and_then(|run| context.store.get_run(run).ok().flatten())
+        .and_then(|run| {
+            serde_json::from_value::<RolloutConfig>(run.config.clone())
+                .ok()
+                .or_else(|| serde_json::from_value(run.config.get("rollout")?.clone()).ok())
+        });
+    let base = recorded.unwrap_or_default();
+    RolloutConfig {
+        seed: job.seed,
+        temperature: job.temperature.unwrap_or(base.temperature),
+        prm_monte_carlo: 0,
+        ..base
+    }
+}
+
+fn fork_note(job: &ForkJob) -> String {
+    let from = match job.turns {
+        ForkTurns::One(turn) => format!("turn {turn}"),
+        ForkTurns::All => "every turn".into(),
+    };
+    let edited = if job.edits.is_empty() { "" } else { ", edited" };
+    match job.parents.as_slice() {
+        [one] => format!("fork of {one} from {from} × {}{edited}", job.n),
+        many => format!(
+            "forks of {} trajectories from {from} × {}{edited}",
+            many.len(),
+            job.n
+        ),
+    }
+}
+
+fn turn_fork(children: &[Trajectory]) -> TurnFork {
+    let origin = children.first().and_then(|child| child.fork.as_ref());
+    TurnFork {
+        turn: origin.map_or(0, |origin| origin.turn as usize),
+        success: SuccessRate {
+            passed: children
+                .iter()
+                .filter(|child| child.passed() == Some(true))
+                .count(),
+            total: children.len(),
+        },
+        children: children.iter().map(|child| child.id).collect(),
+        prefix: origin.map_or(PrefixKind::Messages, |origin| origin.prefix),
+    }
+}

@@ -1,0 +1,57 @@
+//! Where a forked trajectory came from: its parent, the turn it was continued from, what was
+//! edited before continuing, and the seed of its sampler.
+
+use super::TrajectoryId;
+use serde::{Deserialize, Serialize};
+
+/// The origin of a trajectory sampled from the middle of another one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkOrigin {
+    /// The trajectory it continues.
+    pub parent: TrajectoryId,
+    /// The turn it was sampled from, 1-based: turns before it are the parent's.
+    pub turn: u32,
+    /// Its index among the continuations of one fork, 0-based.
+    pub index: u32,
+    /// The seed of its sampler.
+    pub seed: u64,
+    /// Messages of the prefix replaced before continuing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<MessageEdit>,
+    /// The model folder or endpoint that sampled the continuation.
+    pub policy: String,
+    /// How the prefix was given to the policy.
+    pub prefix: PrefixKind,
+}
+
+/// One message of the prefix replaced by new text.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageEdit {
+    /// Its index in the child's messages.
+    pub message: usize,
+    /// The text the parent had there.
+    pub original: String,
+}
+
+/// How a fork's prefix reached the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PrefixKind {
+    /// The parent's tokens, kept token for token (a local policy on a trace it can read).
+    Tokens,
+    /// The prefix messages rendered again through the policy's chat template.
+    Rendered,
+    /// The prefix messages sent to an endpoint.
+    Messages,
+}
+
+impl PrefixKind {
+    /// How a message names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Tokens => "the parent's tokens, kept token for token",
+            Self::Rendered => "the prefix rendered again through the chat template",
+            Self::Messages => "the prefix messages, sent to the endpoint",
+        }
+    }
+}
