@@ -2,6 +2,8 @@
 
 #[path = "cli/config_errors.rs"]
 mod config_errors;
+#[path = "cli/fork.rs"]
+mod fork;
 #[path = "cli/pipes.rs"]
 mod pipes;
 #[path = "cli/search.rs"]

@@ -2,6 +2,8 @@
 //! on a hand-labelled set of real failures, the audit's traits, the selection rules, exports
 //! that re-import and carry TRL's shape, manifests, label merges, and the CLI verbs.
 
+#[path = "curate/agreement.rs"]
+mod agreement;
 #[path = "curate/analysis.rs"]
 mod analysis;
 #[path = "curate/audit.rs"]

@@ -9,6 +9,16 @@ use clap::Args;
 /// Arguments of `rollscope stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
+    /// Agreement between annotators instead: per error kind, Cohen's κ (two authors) and
+    /// Krippendorff's α, over the steps of the trajectories each reviewed.
+    #[arg(long)]
+    pub agreement: bool,
+    /// With --agreement: the authors to compare, comma-separated [default: every author].
+    #[arg(long, value_delimiter = ',', requires = "agreement")]
+    pub authors: Vec<String>,
+    /// With --agreement: the rules' suggestions (made afresh) as one more author, `rules`.
+    #[arg(long, requires = "agreement")]
+    pub rules: bool,
     /// Which trajectories.
     #[command(flatten)]
     pub filter: FilterArgs,
@@ -17,6 +27,9 @@ pub struct StatsArgs {
 /// `rollscope stats`.
 pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
+    if args.agreement {
+        return super::agreement::agreement(cli, &store, args);
+    }
     let analysis = crate::curate::analyse(&store, &args.filter.to_filter())?;
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&analysis)?);

@@ -1,6 +1,7 @@
 //! The command line: clap subcommands, each a thin call into the library.
 
 mod agent;
+mod agreement;
 mod badcase_loop;
 mod bench;
 mod bench_args;

@@ -6,6 +6,7 @@
 //! manifest beside the file so the dataset can be traced back); the file re-imports through
 //! `formats::import_file`.
 
+pub mod agreement;
 pub mod analysis;
 pub mod audit;
 pub mod export;

@@ -141,7 +141,7 @@ fn precision_on_hand_labelled_real_failures() {
 
 /// The blind hand-labelled set (`tests/data/blind`, see its README): failures of a GRPO and
 /// an RS-SFT policy, shuffled by id and labelled without runs, scores or suggestions.
-fn blind_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
+pub fn blind_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
     let (mut trajectories, tasks) = import_set("blind/trajectories.jsonl");
     let labels = rollscope::curate::labels::read_labels(&data("blind/labels.jsonl")).unwrap();
     for record in labels {

@@ -1,0 +1,87 @@
+//! `rollscope stats --agreement`: how far annotators agree, per error kind, and where they
+//! differ.
+
+use super::Cli;
+use super::curate_stats::StatsArgs;
+use crate::curate::agreement::{AgreementReport, load_ratings};
+use crate::store::Store;
+
+/// Prints the agreement of the authors the flags name (all by default).
+pub fn agreement(cli: &Cli, store: &Store, args: &StatsArgs) -> anyhow::Result<()> {
+    let ratings = load_ratings(store, &args.filter.to_filter(), args.rules)?;
+    let known = ratings.authors();
+    for author in &args.authors {
+        anyhow::ensure!(
+            known.contains(author),
+            "no confirmed label by `{author}` among these trajectories: the authors are {}{}",
+            known.iter().cloned().collect::<Vec<_>>().join(", "),
+            if args.rules {
+                ""
+            } else {
+                " (--rules adds the rules as `rules`)"
+            }
+        );
+    }
+    let report = ratings.report(&args.authors);
+    let disagreements = ratings.disagreements();
+    if cli.json {
+        let json = serde_json::json!({"agreement": report, "disagreements": disagreements});
+        println!("{json}");
+        return Ok(());
+    }
+    print!("{}", render(&report));
+    if report.authors.len() < 2 {
+        return Ok(());
+    }
+    println!(
+        "{} step(s) where reviewers differ: `:disagree` in the TUI walks them",
+        disagreements.len()
+    );
+    Ok(())
+}
+
+fn render(report: &AgreementReport) -> String {
+    if report.authors.len() < 2 {
+        return format!(
+            "agreement needs two authors; these trajectories have {} ({}). Import a \
+             teammate's labels (`rollscope labels import FILE`) or add --rules.\n",
+            report.authors.len(),
+            report.authors.join(", ")
+        );
+    }
+    let mut text = format!(
+        "{} authors ({}) · {} trajectories reviewed by at least two · {} steps\n\n",
+        report.authors.len(),
+        report.authors.join(", "),
+        report.trajectories,
+        report.steps
+    );
+    let names: Vec<String> = report
+        .authors
+        .iter()
+        .map(|author| super::output::truncate(author, 14))
+        .collect();
+    text.push_str(&format!("{:<13}", "kind"));
+    for name in &names {
+        text.push_str(&format!(" {name:>14}"));
+    }
+    text.push_str(&format!(
+        " {:>8} {:>8}   (steps marked per author)\n",
+        "κ", "α"
+    ));
+    for row in &report.kinds {
+        text.push_str(&format!("{:<13}", row.kind));
+        for author in &report.authors {
+            text.push_str(&format!(
+                " {:>12}",
+                row.marked.get(author).copied().unwrap_or(0)
+            ));
+        }
+        let show = |value: Option<f64>| value.map_or("–".to_string(), |v| format!("{v:.3}"));
+        text.push_str(&format!(" {:>8} {:>8}\n", show(row.kappa), show(row.alpha)));
+    }
+    if report.authors.len() > 2 {
+        text.push_str("κ is for two authors: name two with --authors A,B\n");
+    }
+    text
+}
