@@ -81,7 +81,10 @@ mod tests {
             total: 10,
         }
         .wilson_95();
-        assert!((low - 0.7225).abs() < 5e-5 && (high - 1.0).abs() < 1e-12, "{low} {high}");
+        assert!(
+            (low - 0.7225).abs() < 5e-5 && (high - 1.0).abs() < 1e-12,
+            "{low} {high}"
+        );
         assert_eq!(
             SuccessRate {
                 passed: 5,

@@ -121,6 +121,21 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
             origin.prefix.describe()
         )?;
     }
+    for branch in &trajectory.branches {
+        let edited = if branch.edited { ", edited" } else { "" };
+        let first = branch
+            .children
+            .first()
+            .map_or(String::new(), |id| format!(" · first {id}"));
+        writeln!(
+            out,
+            "branch       from t{} × {} ({} pass{edited}) · {}{first}",
+            branch.turn,
+            branch.children.len(),
+            branch.passed,
+            branch.run
+        )?;
+    }
     let steps = trajectory.steps();
     let mut turn = 0;
     let mut observation = 0;

@@ -203,10 +203,16 @@ fn fork_plan(
             forks.push(turn_fork(&children));
         }
         let every_turn = job.turns == ForkTurns::All;
-        if every_turn {
-            let policy_name = specs.first().map_or("", |spec| spec.policy_name.as_str());
-            super::fork_values::store_values(context, parent.id, &forks, job.n, policy_name)?;
-        }
+        let run = specs.first().map_or("", |spec| spec.run.as_str());
+        let policy_name = specs.first().map_or("", |spec| spec.policy_name.as_str());
+        super::fork_values::record_forks(
+            context,
+            parent.id,
+            run,
+            &forks,
+            !job.edits.is_empty(),
+            every_turn.then_some((job.n, policy_name)),
+        )?;
         reports.push(ParentForks {
             parent: parent.id,
             passed: parent.passed(),

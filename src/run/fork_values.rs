@@ -4,7 +4,7 @@
 
 use super::RunContext;
 use super::fork_job::{ParentForks, TurnFork};
-use crate::trajectory::{Role, ScoreSource, StepScore, TrajectoryId};
+use crate::trajectory::{ForkBranch, Role, ScoreSource, StepScore, Trajectory, TrajectoryId};
 
 impl ParentForks {
     /// Success-from-here along the trajectory, when every turn was forked: the value of the
@@ -41,16 +41,35 @@ impl ParentForks {
 /// Success-from-here on the parent as Monte-Carlo step scores: the value of the state after
 /// turn t is the success of forks from turn t + 1; after the last turn, its own verdict.
 /// Earlier Monte-Carlo scores are replaced; labels and other scores are kept.
-pub(super) fn store_values(
+/// Records the forks on the parent as branches (run, turn, children, passes) and, when
+/// every turn was forked (`values` gives N and the policy), its success-from-here values;
+/// the parent is read again just before it is written, so labels set meanwhile are kept.
+pub(super) fn record_forks(
     context: &RunContext,
     id: TrajectoryId,
+    run: &str,
     forks: &[TurnFork],
-    n: usize,
-    policy: &str,
+    edited: bool,
+    values: Option<(usize, &str)>,
 ) -> anyhow::Result<()> {
     let Some(mut parent) = context.store.get(id)? else {
         return Ok(());
     };
+    parent.branches.extend(forks.iter().map(|fork| ForkBranch {
+        run: run.to_string(),
+        turn: fork.turn as u32,
+        children: fork.children.clone(),
+        passed: fork.success.passed as u32,
+        edited,
+    }));
+    if let Some((n, policy)) = values {
+        set_values(&mut parent, forks, n, policy);
+    }
+    context.store.put_trajectories(&[parent])?;
+    Ok(())
+}
+
+fn set_values(parent: &mut Trajectory, forks: &[TurnFork], n: usize, policy: &str) {
     let steps = parent.steps();
     let last_step_of_turn = |turn: usize| -> Option<u32> {
         let message = parent
@@ -95,6 +114,4 @@ pub(super) fn store_values(
         .step_scores
         .retain(|score| score.source != ScoreSource::MonteCarlo);
     parent.step_scores.extend(scores);
-    context.store.put_trajectories(&[parent])?;
-    Ok(())
 }

@@ -24,6 +24,22 @@ pub struct ForkOrigin {
     pub prefix: PrefixKind,
 }
 
+/// A fork made from a trajectory, recorded on it so its branches can be listed and opened.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkBranch {
+    /// The rollout run holding the children.
+    pub run: String,
+    /// The turn they continue from, 1-based.
+    pub turn: u32,
+    /// The children, in index order.
+    pub children: Vec<TrajectoryId>,
+    /// How many of them passed.
+    pub passed: u32,
+    /// Whether the messages before the turn were edited.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
+}
+
 /// One message of the prefix replaced by new text.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageEdit {

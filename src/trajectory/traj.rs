@@ -1,8 +1,8 @@
 //! The trajectory τ = (x, a1, o1, …, aT) with its rewards, scores, labels and token trace.
 
 use super::{
-    ErrorKind, ForkOrigin, Label, LabelStatus, Message, Reward, Role, Span, StepScore, TokenTrace,
-    TrajectoryId,
+    ErrorKind, ForkBranch, ForkOrigin, Label, LabelStatus, Message, Reward, Role, Span, StepScore,
+    TokenTrace, TrajectoryId,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -144,6 +144,9 @@ pub struct Trajectory {
     /// For a continuation sampled from the middle of another trajectory: where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fork: Option<ForkOrigin>,
+    /// The forks made from it, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub branches: Vec<ForkBranch>,
     /// Where the time went.
     #[serde(default, skip_serializing_if = "is_default_timings")]
     pub timings: Timings,
@@ -184,6 +187,7 @@ impl Trajectory {
             token_trace: None,
             staleness: None,
             fork: None,
+            branches: Vec::new(),
             timings: Timings::default(),
             source_format: default_source_format(),
             extra: Map::new(),

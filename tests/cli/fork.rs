@@ -142,6 +142,15 @@ fn fork_continues_a_real_failure_from_its_turns_and_stores_success_from_here() {
     let rerun = json(sessions, &["show", &child_id]);
     assert_eq!(rerun["messages"], child["messages"]);
 
+    let parent = json(sessions, &["show", &id]);
+    let branches = parent["branches"].as_array().unwrap();
+    assert_eq!(branches.len(), 4, "two turns, then the edited fork twice");
+    assert_eq!(branches[0]["turn"], 1);
+    assert_eq!(branches[2]["edited"], true);
+    assert_eq!(branches[2]["children"], fork["children"]);
+    let shown = stdout(rollscope(sessions).args(["show", &id]));
+    assert!(shown.contains("branch       from t2 × 2"), "{shown}");
+
     let runs = run_count(sessions);
     let output = rollscope(sessions)
         .args(["fork", &id, "--turn", "5"])
