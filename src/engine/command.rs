@@ -173,6 +173,10 @@ pub enum Command {
     /// import --follow` process of its own (`Update::Launched`): the run that followed the
     /// same paths before goes on, or a new import run starts.
     FollowRun(Vec<std::path::PathBuf>),
+    /// Forks a trajectory from one of its turns in a background `rollscope fork` process of
+    /// its own (`Update::Launched`); its children and the parent's new branch reach every
+    /// engine through the store.
+    ForkTrajectory(super::ForkLaunch),
     /// Asks a run of the session to pause after its current step, whichever process trains
     /// it.
     PauseRun(String),
@@ -217,7 +221,9 @@ impl Command {
             Self::PreviewSelection { .. } => Activity::PreviewingSelection,
             Self::Export(_) => Activity::Exporting,
             Self::ListAudit { .. } => Activity::Auditing,
-            Self::LaunchRun(_) | Self::FollowRun(_) => Activity::LaunchingRun,
+            Self::LaunchRun(_) | Self::FollowRun(_) | Self::ForkTrajectory(_) => {
+                Activity::LaunchingRun
+            }
             Self::PauseRun(_) => Activity::PausingRun,
             Self::ResumeRun(_) => Activity::ResumingRun,
             Self::StopRun(_) => Activity::StoppingRun,

@@ -1,5 +1,6 @@
 //! Runs launched from the UI start in background processes of their own (`rollscope train
-//! grpo`, or `rollscope import --follow` for another stack's run, in a new session, output
+//! grpo`, `rollscope import --follow` for another stack's run, `rollscope fork` for the
+//! continuations of a trajectory, in a new session, output
 //! to a log file), so they go on when the UI quits; they write through the session server
 //! like any other process, and every UI steers them through the store.
 
@@ -21,6 +22,23 @@ pub enum Start {
     /// Another stack's run read as it is written: these files and run folders, made
     /// absolute (`import --follow`).
     Follow(Vec<PathBuf>),
+    /// Continuations of a stored trajectory from one of its turns (`rollscope fork`).
+    Fork(ForkLaunch),
+}
+
+/// A fork asked for from the UI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForkLaunch {
+    /// The trajectory.
+    pub id: crate::trajectory::TrajectoryId,
+    /// The turn to continue from, 1-based.
+    pub turn: usize,
+    /// Continuations.
+    pub n: usize,
+    /// A replacement for the tool result just before the turn.
+    pub observation: Option<String>,
+    /// A model folder, or a step of the trajectory's run, instead of the policy that wrote it.
+    pub policy: Option<String>,
 }
 
 /// Starts background runs with a Rollscope program.
@@ -80,6 +98,17 @@ impl JobLauncher {
             Start::Follow(roots) => {
                 args.extend(["import", "--follow"].map(String::from));
                 args.extend(roots.iter().map(|root| root.display().to_string()));
+            }
+            Start::Fork(fork) => {
+                args.extend(["fork".into(), fork.id.to_string(), "--turn".into()]);
+                args.extend([fork.turn.to_string(), "-n".into(), fork.n.to_string()]);
+                if let Some(text) = &fork.observation {
+                    args.extend(["--observation".into(), format!("{}={text}", fork.turn - 1)]);
+                }
+                if let Some(policy) = &fork.policy {
+                    args.extend(["--policy".into(), policy.clone()]);
+                }
+                args.extend(["--device".into(), device.flag()]);
             }
         }
         let log = jobs.join(format!("{stem}.log"));

@@ -21,7 +21,7 @@ mod worker;
 pub use activity::Activity;
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
 pub use device::ComputeDevice;
-pub use launch::{JobLauncher, Launched, Start, session_args};
+pub use launch::{ForkLaunch, JobLauncher, Launched, Start, session_args};
 pub use overview::Overview;
 pub use spelling::{SpellingSource, TokenSpellings, visible};
 pub use update::{EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, Update, Window};

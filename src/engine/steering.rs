@@ -100,6 +100,14 @@ fn checked(store: &Store, paths: &SessionPaths, start: Start) -> anyhow::Result<
             run_following(store, &roots)?;
             Ok(Start::Follow(roots))
         }
+        Start::Fork(fork) => {
+            anyhow::ensure!(
+                store.get_without_trace(fork.id)?.is_some(),
+                "no trajectory {} in the store",
+                fork.id
+            );
+            Ok(Start::Fork(fork))
+        }
         Start::Resume(run) => {
             let info = stored_run(store, &run)?;
             anyhow::ensure!(

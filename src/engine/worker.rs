@@ -216,6 +216,11 @@ impl Worker {
                 self.send(launched);
                 Ok(())
             }
+            Command::ForkTrajectory(fork) => {
+                let launched = self.steering.launch(&self.store, Start::Fork(fork))?;
+                self.send(launched);
+                Ok(())
+            }
             Command::PauseRun(run) => self.steering.pause(&self.store, &run),
             Command::ResumeRun(run) => {
                 if let Some(launched) = self.steering.resume(&self.store, &run)? {

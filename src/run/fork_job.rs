@@ -157,7 +157,10 @@ pub fn run_fork_job(
         let _ = thread.join();
     }
     run.status = match &forked {
-        Ok(_) => RunStatus::Done,
+        Ok(_) => {
+            run.step = 1;
+            RunStatus::Done
+        }
         Err(error) => {
             run.note = Some(format!("{error:#}"));
             RunStatus::Failed

@@ -108,6 +108,12 @@ pub enum Action {
     NewRun,
     /// In the Runs tab, follow another stack's run: asks for its files or run folders.
     FollowRun,
+    /// Fork the open trajectory from the current turn: asks how many continuations.
+    Fork,
+    /// Open the next child of the open trajectory's branches (or the next sibling).
+    Branch,
+    /// Open the trajectory the open one forks.
+    ForkParent,
     /// In the Runs tab, pause the selected run after its current step.
     PauseRun,
     /// In the Runs tab, resume the selected run (paused, or stopped from its checkpoint).
@@ -166,6 +172,9 @@ impl Action {
             Self::Refresh => "reload",
             Self::NewRun => "new run",
             Self::FollowRun => "follow a run",
+            Self::Fork => "fork from this turn",
+            Self::Branch => "next branch",
+            Self::ForkParent => "fork's parent",
             Self::PauseRun => "pause run",
             Self::ResumeRun => "resume run",
             Self::StopRun => "stop run",

@@ -2,6 +2,7 @@
 //! prompt, one per step (what the policy wrote, its tool calls, the observations that came
 //! back), one for the outcome. Labels and scores change and are drawn live instead.
 
+use super::fork_lines;
 use super::highlight::{Highlighter, Language};
 use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose};
 use crate::engine::LoadedTrajectory;
@@ -28,12 +29,23 @@ pub struct SectionContent {
     pub lines: Vec<TextLine>,
 }
 
-/// The sections of a trajectory, in order: prompt, steps, outcome.
-pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<SectionContent> {
+/// The sections of a trajectory, in order: prompt, steps, outcome; `blind` leaves out what
+/// a fork tells (its origin, branches, success-from-here).
+pub fn sections(
+    loaded: &LoadedTrajectory,
+    highlighter: &Highlighter,
+    blind: bool,
+) -> Vec<SectionContent> {
     let trajectory = &loaded.trajectory;
+    let mut prompt = if blind {
+        Vec::new()
+    } else {
+        fork_lines::origin_lines(trajectory)
+    };
+    prompt.extend(prompt_lines(loaded));
     let mut sections = vec![SectionContent {
         section: Section::Prompt,
-        lines: prose(prompt_lines(loaded)),
+        lines: prose(prompt),
     }];
     let steps = trajectory.steps();
     for (index, location) in steps.iter().enumerate() {
@@ -43,6 +55,9 @@ pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<Sec
             .is_none_or(|next| next.message != location.message);
         let first_of_message = index == 0 || steps[index - 1].message != location.message;
         let mut lines = Vec::new();
+        if !blind && first_of_message && fork_lines::sampled_from(trajectory, location.message) {
+            lines.push(vec![piece(Tone::Warn, "── sampled again from here ──")]);
+        }
         if first_of_message && let Some(reasoning) = &message.reasoning {
             lines.push(vec![piece(Tone::Accent, "reasoning")]);
             lines.extend(paragraph(Tone::Muted, reasoning));
@@ -58,9 +73,10 @@ pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<Sec
                 lines.extend(prose(vec![Vec::new()]));
                 lines.extend(tool_call_lines(call, highlighter));
             }
-            for reply in following_messages(trajectory, location.message) {
+            for (index, reply) in following_messages(trajectory, location.message) {
                 lines.extend(prose(vec![Vec::new()]));
-                lines.extend(reply_lines(reply));
+                let edited = fork_lines::edited_original(trajectory, index).filter(|_| !blind);
+                lines.extend(reply_lines(reply, edited));
             }
         }
         sections.push(SectionContent {
@@ -68,9 +84,13 @@ pub fn sections(loaded: &LoadedTrajectory, highlighter: &Highlighter) -> Vec<Sec
             lines,
         });
     }
+    let mut outcome = outcome_lines(loaded);
+    if !blind {
+        outcome.extend(fork_lines::branch_lines(trajectory));
+    }
     sections.push(SectionContent {
         section: Section::Outcome,
-        lines: prose(outcome_lines(loaded)),
+        lines: prose(outcome),
     });
     sections
 }
@@ -107,15 +127,22 @@ fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
     lines
 }
 
-/// The messages after an assistant message up to the next one: observations, follow-ups.
-fn following_messages(trajectory: &Trajectory, index: usize) -> impl Iterator<Item = &Message> {
+/// The messages after an assistant message up to the next one (observations, follow-ups),
+/// with their indices.
+fn following_messages(
+    trajectory: &Trajectory,
+    index: usize,
+) -> impl Iterator<Item = (usize, &Message)> {
     trajectory.messages[index + 1..]
         .iter()
-        .take_while(|message| message.role != Role::Assistant)
+        .enumerate()
+        .map(move |(offset, message)| (index + 1 + offset, message))
+        .take_while(|(_, message)| message.role != Role::Assistant)
 }
 
-/// A reply: its header, then its text (kept line by line when it is JSON).
-fn reply_lines(message: &Message) -> Vec<TextLine> {
+/// A reply: its header, then its text (kept line by line when it is JSON); `edited` gives
+/// the text a fork replaced.
+fn reply_lines(message: &Message, edited: Option<&str>) -> Vec<TextLine> {
     let mut header = format!("─ {}", message.role);
     if message.role == Role::Tool {
         header = format!(
@@ -129,6 +156,10 @@ fn reply_lines(message: &Message) -> Vec<TextLine> {
     let mut head = vec![piece(Tone::Muted, &header)];
     if message.is_error {
         head.push(piece(Tone::Fail, " · error"));
+    }
+    if let Some(original) = edited {
+        let was = original.lines().next().unwrap_or("");
+        head.push(piece(Tone::Warn, &format!(" · edited (was: {was})")));
     }
     let tone = if message.is_error {
         Tone::Fail

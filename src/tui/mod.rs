@@ -8,6 +8,7 @@ pub mod app;
 pub mod content;
 pub mod curate_form;
 pub mod filter_expr;
+pub mod fork_lines;
 pub mod highlight;
 pub mod keymap;
 pub mod launch_form;

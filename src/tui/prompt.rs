@@ -18,6 +18,8 @@ pub enum PromptKind {
     ExportPath,
     /// The files or run folders of another stack's run to follow.
     Follow,
+    /// How to fork the open trajectory from the current turn.
+    Fork,
 }
 
 impl PromptKind {
@@ -30,6 +32,7 @@ impl PromptKind {
             Self::Source => "source filter: ",
             Self::ExportPath => "export to: ",
             Self::Follow => "follow (files or run folders): ",
+            Self::Fork => "fork from this turn: continuations [obs=TEXT] [policy=DIR|STEP]: ",
         }
     }
 }

@@ -62,7 +62,7 @@ fn sections_hold_reasoning_code_and_observations() {
         task: None,
         spellings: None,
     };
-    let built = sections(&loaded, &Highlighter::default());
+    let built = sections(&loaded, &Highlighter::default(), false);
     let kinds: Vec<Section> = built.iter().map(|section| section.section).collect();
     assert_eq!(
         kinds,

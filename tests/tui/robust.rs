@@ -202,7 +202,7 @@ fn a_megabyte_observation_is_cut_with_a_note() {
         task: None,
         spellings: None,
     };
-    let sections = rollscope::tui::content::sections(&loaded, &Default::default());
+    let sections = rollscope::tui::content::sections(&loaded, &Default::default(), false);
     let first_turn = &sections[1].lines;
     let shown: usize = first_turn
         .iter()

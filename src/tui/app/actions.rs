@@ -82,7 +82,15 @@ impl App {
 
     fn refresh(&mut self) -> Vec<Command> {
         match self.tab {
-            Tab::Rollouts => vec![self.tabs.rollouts.relist_current()],
+            Tab::Rollouts => {
+                let mut commands = vec![self.tabs.rollouts.relist_current()];
+                if self.tabs.rollouts.screen() == crate::tui::Screen::Trajectory
+                    && let Some(id) = self.tabs.rollouts.trajectory.id()
+                {
+                    commands.extend(self.tabs.rollouts.reload_trajectory(id));
+                }
+                commands
+            }
             Tab::Runs => self.tabs.runs.refresh(),
             Tab::Stats | Tab::Curate => self.overview.refresh(),
         }
@@ -96,6 +104,9 @@ impl App {
             return Vec::new();
         }
         if let Some(commands) = self.on_annotation_action(action) {
+            return commands;
+        }
+        if let Some(commands) = self.on_fork_action(action) {
             return commands;
         }
         let outcome = self.tabs.rollouts.on_action(

@@ -5,6 +5,7 @@
 mod actions;
 mod annotation;
 mod engine_updates;
+pub mod fork;
 mod prompt_commands;
 
 pub use super::state::Tab;
@@ -101,6 +102,8 @@ pub struct App {
     pub undo: UndoStack,
     /// A note written on an unlabelled turn, waiting for its label.
     pub pending_note: Option<PendingNote>,
+    /// Where `b` is among the children of a trajectory's branches.
+    pub branch_walk: Option<fork::BranchWalk>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// Whether the help overlay is open.
@@ -135,6 +138,7 @@ impl App {
             queue: BadcaseQueue::default(),
             undo: UndoStack::default(),
             pending_note: None,
+            branch_walk: None,
             prompt: None,
             help: false,
             status: Status::default(),

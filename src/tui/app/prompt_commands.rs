@@ -52,6 +52,7 @@ impl App {
                 Vec::new()
             }
             PromptKind::Follow => self.follow(input),
+            PromptKind::Fork => self.submit_fork(input),
         }
     }
 

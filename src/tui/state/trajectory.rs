@@ -100,11 +100,19 @@ impl TrajectoryState {
         if tag != self.tag || self.loading != Some(loaded.trajectory.id) {
             return false;
         }
-        let sections = sections(loaded, highlighter);
-        let focus = annotate::focus_step(&loaded.trajectory, blind).filter(|_| self.at_focus);
-        self.section = focus.map_or(usize::from(sections.len() > 2), |step| step + 1);
-        self.scroll = 0;
-        self.across = 0;
+        let sections = sections(loaded, highlighter, blind);
+        let again = self.id() == Some(loaded.trajectory.id);
+        if again {
+            self.section = self.section.min(sections.len().saturating_sub(1));
+        } else {
+            let focus = annotate::focus_step(&loaded.trajectory, blind).filter(|_| self.at_focus);
+            let fork = crate::tui::fork_lines::fork_step(&loaded.trajectory).filter(|_| !blind);
+            self.section = focus
+                .or(fork)
+                .map_or(usize::from(sections.len() > 2), |step| step + 1);
+            self.scroll = 0;
+            self.across = 0;
+        }
         self.tokens = self.tokens.map(|cursor| TokenCursor { index: 0, ..cursor });
         self.loading = None;
         self.hits.clear();

@@ -61,6 +61,12 @@ const TRAJECTORY: &[(Action, &str)] = &[
     (Action::PrevBadcase, "previous unlabelled failure"),
     (Action::NextHit, "next turn the search matched"),
     (Action::PrevHit, "previous turn the search matched"),
+    (
+        Action::Fork,
+        "fork: sample again from this turn (N, an edited tool result)",
+    ),
+    (Action::Branch, "open the next child of its branches"),
+    (Action::ForkParent, "open the trajectory it forks"),
     (Action::Back, "back to the list"),
 ];
 
@@ -203,6 +209,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Note), "note"),
             (keys(Action::Undo), "undo"),
             (keys(Action::NextBadcase), "next badcase"),
+            (keys(Action::Fork), "fork"),
             (keys(Action::Back), "back"),
         ],
         (Tab::Rollouts, Screen::Group) => vec![

@@ -218,6 +218,14 @@ impl RolloutsTab {
         Outcome::Commands(vec![self.relist(listing)])
     }
 
+    /// Loads the open trajectory again from the store (its new branches, labels, scores),
+    /// keeping the turn shown.
+    pub fn reload_trajectory(&mut self, id: TrajectoryId) -> Vec<Command> {
+        let tag = self.tags.fresh();
+        self.trajectory.start_loading(id, tag, false);
+        vec![Command::LoadTrajectory { tag, id }]
+    }
+
     /// Shows a trajectory on the trajectory screen: at once when the preview holds it,
     /// else once the engine has loaded it; at its first turn or, `at_focus`, at the turn
     /// the label keys target.
