@@ -32,6 +32,8 @@ mod snapshots;
 mod update_annotate;
 #[path = "tui/update_follow.rs"]
 mod update_follow;
+#[path = "tui/update_fork.rs"]
+mod update_fork;
 #[path = "tui/update_nav.rs"]
 mod update_nav;
 #[path = "tui/update_runs.rs"]

@@ -64,6 +64,8 @@ pub struct TrajectoryState {
     /// Whether it opens at the turn the label keys target (its first low-PRM turn) rather
     /// than at its first turn.
     pub at_focus: bool,
+    /// Whether the load is the open trajectory read again, to show at the same place.
+    pub reloading: bool,
     /// The current section.
     pub section: usize,
     /// The first row shown of the section.
@@ -87,6 +89,7 @@ impl TrajectoryState {
         self.loading = Some(id);
         self.tag = tag;
         self.at_focus = at_focus;
+        self.reloading = false;
     }
 
     /// Takes a loaded trajectory if it is the one awaited; opens it at its first step.
@@ -101,7 +104,7 @@ impl TrajectoryState {
             return false;
         }
         let sections = sections(loaded, highlighter, blind);
-        let again = self.id() == Some(loaded.trajectory.id);
+        let again = self.reloading && self.id() == Some(loaded.trajectory.id);
         if again {
             self.section = self.section.min(sections.len().saturating_sub(1));
         } else {

@@ -108,6 +108,13 @@ fn draw_header(
     if let Some(sample) = trajectory.sample.filter(|_| !blind) {
         facts.push(format!("sample {}", sample + 1));
     }
+    if let Some(origin) = trajectory.fork.as_ref().filter(|_| !blind) {
+        facts.push(format!(
+            "fork of {} from t{}",
+            origin.parent.short(8),
+            origin.turn
+        ));
+    }
     title.push(span(
         theme,
         Tone::Muted,

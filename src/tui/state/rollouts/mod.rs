@@ -223,6 +223,7 @@ impl RolloutsTab {
     pub fn reload_trajectory(&mut self, id: TrajectoryId) -> Vec<Command> {
         let tag = self.tags.fresh();
         self.trajectory.start_loading(id, tag, false);
+        self.trajectory.reloading = true;
         vec![Command::LoadTrajectory { tag, id }]
     }
 
