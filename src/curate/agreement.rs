@@ -209,14 +209,13 @@ pub fn load_ratings(store: &Store, filter: &Filter, rules: bool) -> StoreResult<
     let tasks = TaskIndex::load(store)?;
     let mut labelled = Vec::new();
     for id in store.ids(filter)? {
-        if let Some(trajectory) = store.get_without_trace(id)? {
-            if trajectory
+        if let Some(trajectory) = store.get_without_trace(id)?
+            && trajectory
                 .labels
                 .iter()
                 .any(|label| label.status == LabelStatus::Confirmed)
-            {
-                labelled.push(trajectory);
-            }
+        {
+            labelled.push(trajectory);
         }
     }
     Ok(Ratings::of(

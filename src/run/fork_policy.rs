@@ -36,10 +36,10 @@ pub fn fork_policy_dir(
         return Ok((dir, Some(step)));
     }
     let version = first.and_then(|parent| parent.policy_version);
-    if let (true, Some(run), Some(version)) = (shared, &run, version) {
-        if let Some(dir) = saved_policy(context, run, version)? {
-            return Ok((dir, Some(version)));
-        }
+    if let (true, Some(run), Some(version)) = (shared, &run, version)
+        && let Some(dir) = saved_policy(context, run, version)?
+    {
+        return Ok((dir, Some(version)));
     }
     let store = context.store.clone();
     let resolved =

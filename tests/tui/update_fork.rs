@@ -5,7 +5,7 @@
 use crate::common::*;
 use crossterm::event::KeyCode;
 use rollscope::engine::{Command, ForkLaunch, LoadedTrajectory, Update};
-use rollscope::trajectory::{ForkBranch, ForkOrigin, PrefixKind, Role, Trajectory, TrajectoryId};
+use rollscope::trajectory::{ForkBranch, ForkOrigin, PrefixKind, Role, Trajectory};
 use rollscope::tui::{Action, App, Msg};
 
 fn notice(app: &App) -> String {

@@ -147,7 +147,7 @@ impl BranchWalk {
             .rev()
             .flat_map(|branch| branch.children.iter().copied())
             .collect();
-        (!children.is_empty()).then(|| Self {
+        (!children.is_empty()).then_some(Self {
             parent: open.id,
             children,
             at: 0,
