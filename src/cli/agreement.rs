@@ -33,9 +33,37 @@ pub fn agreement(cli: &Cli, store: &Store, args: &StatsArgs) -> anyhow::Result<(
     if report.authors.len() < 2 {
         return Ok(());
     }
+    if args.disagreements {
+        for step in &disagreements {
+            let kinds: Vec<String> = step
+                .kinds
+                .iter()
+                .map(|(author, kinds)| {
+                    let names: Vec<&str> = kinds.iter().map(|kind| kind.as_str()).collect();
+                    let names = if names.is_empty() {
+                        "no error".to_string()
+                    } else {
+                        names.join("+")
+                    };
+                    format!("{author}: {names}")
+                })
+                .collect();
+            println!(
+                "{} t{}  {}",
+                step.trajectory,
+                step.step + 1,
+                kinds.join(" · ")
+            );
+        }
+    }
     println!(
-        "{} step(s) where reviewers differ: `:disagree` in the TUI walks them",
-        disagreements.len()
+        "{} step(s) where reviewers differ{}",
+        disagreements.len(),
+        if args.disagreements || disagreements.is_empty() {
+            ""
+        } else {
+            ": --disagreements lists them, `rollscope show ID` opens one"
+        }
     );
     Ok(())
 }

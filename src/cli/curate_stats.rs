@@ -19,6 +19,9 @@ pub struct StatsArgs {
     /// With --agreement: the rules' suggestions (made afresh) as one more author, `rules`.
     #[arg(long, requires = "agreement")]
     pub rules: bool,
+    /// With --agreement: list the steps where the authors differ, with each one's kinds.
+    #[arg(long, requires = "agreement")]
+    pub disagreements: bool,
     /// Which trajectories.
     #[command(flatten)]
     pub filter: FilterArgs,

@@ -251,7 +251,7 @@ fn understanding_from_intermediates_units_parts_and_other_operations() {
 }
 
 #[test]
-fn reasoning_at_the_first_monte_carlo_drop_else_the_first_low_score_else_the_end() {
+fn reasoning_at_the_largest_monte_carlo_drop_else_the_first_low_score_else_the_end() {
     let task = apples();
     let turns = || {
         vec![
@@ -268,7 +268,39 @@ fn reasoning_at_the_first_monte_carlo_drop_else_the_first_low_score_else_the_end
         score(1, 0.0, ScoreSource::Human),
     ];
     assert_eq!(kinds(&mc, &task), [(2, ErrorKind::Reasoning)]);
-    assert!(note(&mc, &task, ErrorKind::Reasoning).contains("falls from 0.90 to 0.10"));
+    assert!(note(&mc, &task, ErrorKind::Reasoning).contains("from 0.90 to 0.10"));
+    mc.step_scores[1].value = 0.7;
+    mc.step_scores[2].value = 0.0;
+    assert_eq!(
+        kinds(&mc, &task),
+        [(2, ErrorKind::Reasoning)],
+        "the largest drop (0.7 → 0.0), not the first (1.0 → 0.7)"
+    );
+    mc.step_scores[0].value = 0.8;
+    mc.step_scores[1].value = 0.75;
+    mc.step_scores[2].value = 0.0;
+    mc.branches.push(rollscope::trajectory::ForkBranch {
+        run: "rollout-0002".into(),
+        turn: 1,
+        children: (0..4).map(rollscope::trajectory::TrajectoryId).collect(),
+        passed: 1,
+        edited: false,
+    });
+    assert_eq!(
+        kinds(&mc, &task),
+        [(2, ErrorKind::Reasoning)],
+        "from a start of 0.25 the first step is no drop: success falls most at the last"
+    );
+    assert!(note(&mc, &task, ErrorKind::Reasoning).contains("success-from-here (forks)"));
+    mc.step_scores[0].value = 0.0;
+    mc.step_scores[1].value = 0.0;
+    mc.step_scores[2].value = 0.0;
+    mc.branches[0].passed = 0;
+    assert_eq!(
+        kinds(&mc, &task),
+        [(1, ErrorKind::Reasoning)],
+        "hopeless from the start: no drop, so the first low score places it"
+    );
 
     let mut human = rollout(&task, 2, turns(), Some(false));
     human.step_scores = vec![

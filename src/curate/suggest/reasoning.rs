@@ -1,6 +1,7 @@
-//! Reasoning errors: the failures no other rule explains, placed at the first step whose
-//! Monte-Carlo score drops, else the first step any process score calls wrong, else the last
-//! step.
+//! Reasoning errors: the failures no other rule explains, placed at the step whose
+//! Monte-Carlo score (success-from-here) drops most, from the value before the first turn
+//! where forks measured it (else from 1), else the first step any process score calls
+//! wrong, else the last step.
 
 use super::context::LOW_SCORE;
 use super::{Context, Evidence};
@@ -13,7 +14,7 @@ const DROP: f64 = 0.25;
 /// One piece of evidence: where the reasoning went wrong.
 pub fn evidence(context: &Context<'_>) -> Vec<Evidence> {
     let scores = &context.trajectory.step_scores;
-    let (step, note) = monte_carlo_drop(scores)
+    let (step, note) = monte_carlo_drop(scores, start_value(context.trajectory))
         .or_else(|| first_low(scores))
         .unwrap_or_else(|| (context.last_step(), outcome_note(context)));
     vec![Evidence {
@@ -23,26 +24,44 @@ pub fn evidence(context: &Context<'_>) -> Vec<Evidence> {
     }]
 }
 
-fn monte_carlo_drop(scores: &[StepScore]) -> Option<(u32, String)> {
+/// Success from the start, where an unedited fork from the first turn measured it.
+fn start_value(trajectory: &crate::trajectory::Trajectory) -> Option<f64> {
+    trajectory
+        .branches
+        .iter()
+        .rev()
+        .find(|branch| branch.turn == 1 && !branch.edited && !branch.children.is_empty())
+        .map(|branch| f64::from(branch.passed) / branch.children.len() as f64)
+}
+
+/// The step whose Monte-Carlo score falls most (by at least `DROP`) from the step before
+/// (the first step from `start`, else from 1); the earliest of equal drops.
+fn monte_carlo_drop(scores: &[StepScore], start: Option<f64>) -> Option<(u32, String)> {
     let mut by_step: Vec<&StepScore> = scores
         .iter()
         .filter(|score| score.source == ScoreSource::MonteCarlo)
         .collect();
     by_step.sort_by_key(|score| score.step);
-    let mut previous = 1.0;
+    let mut previous = start.unwrap_or(1.0);
+    let mut largest: Option<(u32, f64, f64)> = None;
     for score in by_step {
-        if score.value < previous - DROP {
-            return Some((
-                score.step,
-                format!(
-                    "the Monte-Carlo score falls from {previous:.2} to {:.2} at this step",
-                    score.value
-                ),
-            ));
+        let drop = previous - score.value;
+        if drop >= DROP && largest.is_none_or(|(_, before, after)| drop > before - after) {
+            largest = Some((score.step, previous, score.value));
         }
         previous = score.value;
     }
-    None
+    largest.map(|(step, before, after)| {
+        let source = if start.is_some() {
+            "success-from-here (forks)"
+        } else {
+            "the Monte-Carlo score"
+        };
+        (
+            step,
+            format!("{source} falls most at this step: from {before:.2} to {after:.2}"),
+        )
+    })
 }
 
 fn first_low(scores: &[StepScore]) -> Option<(u32, String)> {
