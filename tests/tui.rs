@@ -30,6 +30,8 @@ mod settings;
 mod snapshots;
 #[path = "tui/update_annotate.rs"]
 mod update_annotate;
+#[path = "tui/update_disagree.rs"]
+mod update_disagree;
 #[path = "tui/update_follow.rs"]
 mod update_follow;
 #[path = "tui/update_fork.rs"]

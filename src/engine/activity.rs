@@ -33,6 +33,8 @@ pub enum Activity {
     Exporting,
     /// Building the reward-hacking audit queue (`Command::ListAudit`).
     Auditing,
+    /// Finding the steps where annotators differ (`Command::FindDisagreements`).
+    ComparingLabels,
     /// Starting a training run (`Command::LaunchRun`, and its thread).
     LaunchingRun,
     /// Pausing the run being trained (`Command::PauseRun`).
@@ -63,6 +65,7 @@ impl Activity {
             Self::PreviewingSelection => "previewing the selection",
             Self::Exporting => "exporting",
             Self::Auditing => "auditing",
+            Self::ComparingLabels => "comparing labels",
             Self::LaunchingRun => "launching a run",
             Self::PausingRun => "pausing a run",
             Self::ResumingRun => "resuming a run",

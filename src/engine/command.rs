@@ -152,6 +152,9 @@ pub enum Command {
     /// Writes an export and its manifest on a thread of its own (`Update::Export` with
     /// progress, then the report); a relative path is taken from the session's folder.
     Export(Box<ExportRequest>),
+    /// Finds the steps where annotators differ among the filter's labelled trajectories
+    /// (`Update::Disagreements`), for the `:disagree` queue.
+    FindDisagreements(Filter),
     /// Like `List`, for the reward-hacking audit queue of the filter's trajectories (most
     /// suspicious first; the order is the queue's), with `Update::Audit` naming each row's
     /// traits.
@@ -221,6 +224,7 @@ impl Command {
             Self::PreviewSelection { .. } => Activity::PreviewingSelection,
             Self::Export(_) => Activity::Exporting,
             Self::ListAudit { .. } => Activity::Auditing,
+            Self::FindDisagreements(_) => Activity::ComparingLabels,
             Self::LaunchRun(_) | Self::FollowRun(_) | Self::ForkTrajectory(_) => {
                 Activity::LaunchingRun
             }

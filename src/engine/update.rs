@@ -165,6 +165,9 @@ pub enum Update {
         /// High-reward trajectories audited.
         audited: usize,
     },
+    /// The steps where annotators differ (`Command::FindDisagreements`), in trajectory
+    /// order.
+    Disagreements(Vec<crate::curate::agreement::Disagreement>),
     /// A run this engine launched (or resumed) started in a background process of its own:
     /// the run whose `RunInfo::process` has this pid is it.
     Launched {

@@ -190,6 +190,11 @@ impl Worker {
                 jobs::spawn_export(Arc::clone(&self.store), *request, self.updates.clone())?;
                 Ok(())
             }
+            Command::FindDisagreements(filter) => {
+                let ratings = crate::curate::agreement::load_ratings(&self.store, &filter, false)?;
+                self.send(Update::Disagreements(ratings.disagreements()));
+                Ok(())
+            }
             Command::ListAudit {
                 tag,
                 filter,

@@ -22,7 +22,11 @@ impl App {
                 }
             }),
             Action::NextBadcase | Action::PrevBadcase => {
-                Some(self.walk_queue(action == Action::NextBadcase))
+                let forward = action == Action::NextBadcase;
+                Some(
+                    self.walk_disagreements(forward)
+                        .unwrap_or_else(|| self.walk_queue(forward)),
+                )
             }
             Action::Note => {
                 if self.tabs.rollouts.annotation_target().is_some() {

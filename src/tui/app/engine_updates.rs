@@ -140,6 +140,7 @@ impl App {
                 self.tabs.curate.export_progress(progress, &mut self.status);
                 Vec::new()
             }
+            Update::Disagreements(steps) => self.receive_disagreements(steps),
             Update::Audit {
                 tag,
                 findings,

@@ -4,6 +4,7 @@
 
 mod actions;
 mod annotation;
+pub mod disagree;
 mod engine_updates;
 pub mod fork;
 mod prompt_commands;
@@ -104,6 +105,8 @@ pub struct App {
     pub pending_note: Option<PendingNote>,
     /// Where `b` is among the children of a trajectory's branches.
     pub branch_walk: Option<fork::BranchWalk>,
+    /// The `:disagree` queue, while it is open.
+    pub disagree: Option<disagree::DisagreeQueue>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
     /// Whether the help overlay is open.
@@ -139,6 +142,7 @@ impl App {
             undo: UndoStack::default(),
             pending_note: None,
             branch_walk: None,
+            disagree: None,
             prompt: None,
             help: false,
             status: Status::default(),
@@ -293,6 +297,12 @@ impl App {
         self.tabs
             .rollouts
             .open_trajectory(id, at_focus, self.viewport, self.token_text.as_ref())
+    }
+
+    /// Opens a trajectory at step `step` (0-based).
+    fn open_trajectory_at(&mut self, id: TrajectoryId, step: usize) -> Vec<Command> {
+        self.tabs.rollouts.trajectory.at_step = Some(step);
+        self.open_trajectory(id, false)
     }
 
     /// Shows a tab; the last message was about the tab left, so it goes.

@@ -8,7 +8,7 @@ use crate::tui::prompt::PromptKind;
 use crate::tui::theme::{BUILT_IN, Theme};
 
 /// The `:` commands, for the help overlay.
-pub const COMMANDS: [(&str, &str); 9] = [
+pub const COMMANDS: [(&str, &str); 10] = [
     (
         ":open ID",
         "open a trajectory by id (a unique prefix is enough)",
@@ -22,6 +22,10 @@ pub const COMMANDS: [(&str, &str); 9] = [
     (
         ":audit",
         "the reward-hacking audit queue of the list's filter; again to leave",
+    ),
+    (
+        ":disagree",
+        "the steps where annotators differ; ] [ walk them; again to leave",
     ),
     (
         ":theme NAME",
@@ -111,6 +115,10 @@ impl App {
             "audit" => {
                 self.tab = Tab::Rollouts;
                 vec![self.tabs.rollouts.toggle_audit(&mut self.status)]
+            }
+            "disagree" => {
+                self.tab = Tab::Rollouts;
+                self.toggle_disagree()
             }
             "theme" => {
                 match self.find_theme(rest) {

@@ -66,6 +66,8 @@ pub struct TrajectoryState {
     pub at_focus: bool,
     /// Whether the load is the open trajectory read again, to show at the same place.
     pub reloading: bool,
+    /// The step to open the loading trajectory at, when asked for one.
+    pub at_step: Option<usize>,
     /// The current section.
     pub section: usize,
     /// The first row shown of the section.
@@ -107,6 +109,10 @@ impl TrajectoryState {
         let again = self.reloading && self.id() == Some(loaded.trajectory.id);
         if again {
             self.section = self.section.min(sections.len().saturating_sub(1));
+        } else if let Some(step) = self.at_step.take() {
+            self.section = (step + 1).min(sections.len().saturating_sub(1));
+            self.scroll = 0;
+            self.across = 0;
         } else {
             let focus = annotate::focus_step(&loaded.trajectory, blind).filter(|_| self.at_focus);
             let fork = crate::tui::fork_lines::fork_step(&loaded.trajectory).filter(|_| !blind);
