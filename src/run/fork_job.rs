@@ -4,6 +4,7 @@
 //! stored on the parent as Monte-Carlo step scores.
 
 use super::RunContext;
+use super::fork_values::{ParentForks, TurnFork};
 use super::rollout_job::JobPolicy;
 use crate::agent::rollout::{
     Edit, ForkSpec, HttpPolicy, LocalPolicy, Policy, RolloutConfig, fork, fork_state, offered_tools,
@@ -42,36 +43,6 @@ pub struct ForkJob {
     /// The policy version the children record: the parents' own when their policy forks
     /// them (see `fork_policy_dir`).
     pub policy_version: Option<u64>,
-}
-
-/// Success from one turn of one trajectory.
-#[derive(Clone, Debug, Serialize)]
-pub struct TurnFork {
-    /// The turn, 1-based.
-    pub turn: usize,
-    /// Continuations that passed, of all.
-    pub success: SuccessRate,
-    /// The children stored.
-    pub children: Vec<TrajectoryId>,
-    /// How the prefix reached the policy.
-    pub prefix: PrefixKind,
-}
-
-/// The forks of one trajectory.
-#[derive(Clone, Debug, Serialize)]
-pub struct ParentForks {
-    /// The trajectory.
-    pub parent: TrajectoryId,
-    /// Whether it passed.
-    pub passed: Option<bool>,
-    /// Its outcome reward.
-    pub reward: Option<f64>,
-    /// Its turns.
-    pub turns: usize,
-    /// Whether every turn was forked.
-    pub every_turn: bool,
-    /// Success from each turn forked.
-    pub forks: Vec<TurnFork>,
 }
 
 /// What a fork job produced.

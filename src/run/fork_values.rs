@@ -3,8 +3,41 @@
 //! the trajectory as Monte-Carlo step scores.
 
 use super::RunContext;
-use super::fork_job::{ParentForks, TurnFork};
-use crate::trajectory::{ForkBranch, Role, ScoreSource, StepScore, Trajectory, TrajectoryId};
+use crate::stats::SuccessRate;
+use crate::trajectory::{
+    ForkBranch, PrefixKind, Role, ScoreSource, StepScore, Trajectory, TrajectoryId,
+};
+use serde::Serialize;
+
+/// Success from one turn of one trajectory.
+#[derive(Clone, Debug, Serialize)]
+pub struct TurnFork {
+    /// The turn, 1-based.
+    pub turn: usize,
+    /// Continuations that passed, of all.
+    pub success: SuccessRate,
+    /// The children stored.
+    pub children: Vec<TrajectoryId>,
+    /// How the prefix reached the policy.
+    pub prefix: PrefixKind,
+}
+
+/// The forks of one trajectory.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParentForks {
+    /// The trajectory.
+    pub parent: TrajectoryId,
+    /// Whether it passed.
+    pub passed: Option<bool>,
+    /// Its outcome reward.
+    pub reward: Option<f64>,
+    /// Its turns.
+    pub turns: usize,
+    /// Whether every turn was forked.
+    pub every_turn: bool,
+    /// Success from each turn forked.
+    pub forks: Vec<TurnFork>,
+}
 
 impl ParentForks {
     /// Success-from-here along the trajectory, when every turn was forked: the value of the

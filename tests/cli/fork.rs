@@ -87,19 +87,17 @@ fn fork_continues_a_real_failure_from_its_turns_and_stores_success_from_here() {
     assert!((monte_carlo[0]["value"].as_f64().unwrap() - after_first).abs() < 1e-12);
     assert_eq!(monte_carlo[1]["value"], 0.0);
 
-    let edited = json(
-        sessions,
-        &[
-            "fork",
-            &id,
-            "--observation",
-            "1=4242",
-            "-n",
-            "2",
-            "--seed",
-            "3",
-        ],
-    );
+    let edit_fork = [
+        "fork",
+        &id,
+        "--observation",
+        "1=4242",
+        "-n",
+        "2",
+        "--seed",
+        "3",
+    ];
+    let edited = json(sessions, &edit_fork);
     let fork = &edited["parents"][0]["forks"][0];
     assert_eq!(
         fork["turn"], 2,
@@ -122,19 +120,7 @@ fn fork_continues_a_real_failure_from_its_turns_and_stores_success_from_here() {
         "{shown}"
     );
 
-    let again = json(
-        sessions,
-        &[
-            "fork",
-            &id,
-            "--observation",
-            "1=4242",
-            "-n",
-            "2",
-            "--seed",
-            "3",
-        ],
-    );
+    let again = json(sessions, &edit_fork);
     assert_eq!(
         again["parents"][0]["forks"][0]["children"], fork["children"],
         "the same seed, the same children"

@@ -218,27 +218,21 @@ fn an_edited_observation_is_what_the_continuation_sees() {
         call: 0,
         text: "41".into(),
     };
-    let error = runtime()
-        .block_on(fork(
-            &scripted.policy,
-            &environment(),
-            &config,
-            &parent,
-            &task,
-            &spec(1, 1, 0, vec![misplaced]),
-        ))
-        .unwrap_err();
+    let refused = |spec: ForkSpec| {
+        runtime()
+            .block_on(fork(
+                &scripted.policy,
+                &environment(),
+                &config,
+                &parent,
+                &task,
+                &spec,
+            ))
+            .unwrap_err()
+    };
+    let error = refused(spec(1, 1, 0, vec![misplaced]));
     assert!(error.to_string().contains("--turn 2"), "{error}");
-    let error = runtime()
-        .block_on(fork(
-            &scripted.policy,
-            &environment(),
-            &config,
-            &parent,
-            &task,
-            &spec(3, 1, 0, Vec::new()),
-        ))
-        .unwrap_err();
+    let error = refused(spec(3, 1, 0, Vec::new()));
     assert!(error.to_string().contains("2 turn(s)"), "{error}");
 }
 
