@@ -42,6 +42,8 @@ pub struct LoadedTrajectory {
     pub task: Option<Task>,
     /// How its tokens are spelled, when it has a token trace and a tokenizer was found.
     pub spellings: Option<TokenSpellings>,
+    /// For a fork, the trajectory it continues (without its token trace), to diff against.
+    pub parent: Option<Box<Trajectory>>,
 }
 
 /// The samples of a GRPO group, in sample order, with their task.

@@ -320,12 +320,17 @@ impl Worker {
         };
         let session = self.config.session.as_ref();
         let spellings = self.spellers.spell(&self.store, session, &trajectory);
+        let parent = match &trajectory.fork {
+            Some(origin) => self.store.get_without_trace(origin.parent)?.map(Box::new),
+            None => None,
+        };
         self.send(Update::Trajectory {
             tag,
             loaded: Box::new(LoadedTrajectory {
                 trajectory,
                 task,
                 spellings,
+                parent,
             }),
         });
         Ok(())

@@ -87,6 +87,9 @@ pub fn sections(
     let mut outcome = outcome_lines(loaded);
     if !blind {
         outcome.extend(fork_lines::branch_lines(trajectory));
+        if let Some(parent) = &loaded.parent {
+            outcome.extend(fork_lines::parent_diff_lines(trajectory, parent));
+        }
     }
     sections.push(SectionContent {
         section: Section::Outcome,

@@ -161,6 +161,37 @@ pub fn branch_lines(trajectory: &Trajectory) -> Vec<RichLine> {
     lines
 }
 
+/// For a fork whose parent was loaded: what it did from the turn it sampled again, diffed
+/// against what the parent did from there (`-` the parent, `+` the fork).
+pub fn parent_diff_lines(trajectory: &Trajectory, parent: &Trajectory) -> Vec<RichLine> {
+    let Some(origin) = &trajectory.fork else {
+        return Vec::new();
+    };
+    let from = |t: &Trajectory| {
+        t.messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.role == crate::trajectory::Role::Assistant)
+            .nth(origin.turn as usize - 1)
+            .map_or(t.messages.len(), |(index, _)| index)
+    };
+    let mut lines = vec![
+        Vec::new(),
+        vec![
+            piece(
+                Tone::Accent,
+                &format!("from t{} against the parent  ", origin.turn),
+            ),
+            piece(Tone::Muted, "- the parent · + this fork"),
+        ],
+    ];
+    lines.extend(super::state::group::diff_lines(
+        &super::state::group::transcript_from(parent, from(parent)),
+        &super::state::group::transcript_from(trajectory, from(trajectory)),
+    ));
+    lines
+}
+
 fn first_line(text: &str) -> String {
     let line = text.lines().next().unwrap_or("");
     crate::text::clip(line, 80).into_owned()

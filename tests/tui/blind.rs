@@ -51,6 +51,7 @@ fn opened(blind: bool) -> (App, Vec<Command>) {
                     trajectory: suggested(index),
                     task: Some(synthetic::task(index, &spec())),
                     spellings: None,
+                    parent: None,
                 }),
             }));
         }

@@ -91,6 +91,7 @@ pub fn answer_preview(app: &mut App, commands: &[Command]) -> Vec<Command> {
                 trajectory: trajectory(index),
                 task: Some(synthetic::task(index, &spec())),
                 spellings: None,
+                parent: None,
             };
             more.extend(app.update(Msg::Engine(Update::Trajectory {
                 tag: *tag,

@@ -61,6 +61,7 @@ fn sections_hold_reasoning_code_and_observations() {
         trajectory: tool_user(),
         task: None,
         spellings: None,
+        parent: None,
     };
     let built = sections(&loaded, &Highlighter::default(), false);
     let kinds: Vec<Section> = built.iter().map(|section| section.section).collect();
@@ -148,6 +149,7 @@ pub fn opened(trajectory: Trajectory, width: u16, height: u16) -> rollscope::tui
         trajectory,
         task: None,
         spellings: None,
+        parent: None,
     };
     app.update(Msg::Engine(Update::Trajectory {
         tag,

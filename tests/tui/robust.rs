@@ -158,6 +158,7 @@ fn hostile_content_renders_inert_at_any_size() {
             trajectory: trajectory.clone(),
             task: None,
             spellings: None,
+            parent: None,
         };
         app.update(Msg::Engine(Update::Trajectory {
             tag,
@@ -201,6 +202,7 @@ fn a_megabyte_observation_is_cut_with_a_note() {
         trajectory,
         task: None,
         spellings: None,
+        parent: None,
     };
     let sections = rollscope::tui::content::sections(&loaded, &Default::default(), false);
     let first_turn = &sections[1].lines;

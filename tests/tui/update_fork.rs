@@ -25,6 +25,16 @@ fn submit(app: &mut App, text: &str) -> Vec<Command> {
 
 /// Answers the `LoadTrajectory` among `commands` with `trajectory`, which must be the one asked.
 fn answer(app: &mut App, commands: &[Command], trajectory: &Trajectory) {
+    answer_with_parent(app, commands, trajectory, None);
+}
+
+/// As `answer`, with the parent the engine loads for a fork.
+fn answer_with_parent(
+    app: &mut App,
+    commands: &[Command],
+    trajectory: &Trajectory,
+    parent: Option<&Trajectory>,
+) {
     let (tag, id) = commands
         .iter()
         .find_map(|command| match command {
@@ -39,6 +49,7 @@ fn answer(app: &mut App, commands: &[Command], trajectory: &Trajectory) {
             trajectory: trajectory.clone(),
             task: None,
             spellings: None,
+            parent: parent.map(|parent| Box::new(parent.clone())),
         }),
     }));
 }
@@ -155,7 +166,7 @@ fn f_forks_the_current_turn_and_b_and_capital_b_walk_the_tree() {
     assert!(screen.contains("1 pass (50%)"), "{screen}");
 
     let opened = app.update(char_key('b'));
-    answer(&mut app, &opened, &children[0]);
+    answer_with_parent(&mut app, &opened, &children[0], Some(&forked));
     assert!(
         notice(&app).contains("branch child 1 of 2"),
         "{}",

@@ -187,9 +187,13 @@ impl GroupState {
 /// What a trajectory did, as lines to diff: its messages after the prompt, tool calls as
 /// `→ name arguments`, observations as `= output`.
 pub fn transcript(trajectory: &Trajectory) -> String {
-    let skip = trajectory.prompt_messages().len();
+    transcript_from(trajectory, trajectory.prompt_messages().len())
+}
+
+/// What a trajectory did from message `first` on, as `transcript` writes it.
+pub fn transcript_from(trajectory: &Trajectory, first: usize) -> String {
     let mut lines = Vec::new();
-    for message in &trajectory.messages[skip..] {
+    for message in &trajectory.messages[first.min(trajectory.messages.len())..] {
         let text = clip(&message.content, TRANSCRIPT_MESSAGE_CHARS);
         match message.role {
             Role::Assistant => {
