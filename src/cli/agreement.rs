@@ -4,11 +4,12 @@
 use super::Cli;
 use super::curate_stats::StatsArgs;
 use crate::curate::agreement::{AgreementReport, load_ratings};
-use crate::store::Store;
 
-/// Prints the agreement of the authors the flags name (all by default).
-pub fn agreement(cli: &Cli, store: &Store, args: &StatsArgs) -> anyhow::Result<()> {
-    let ratings = load_ratings(store, &args.filter.to_filter(), args.rules)?;
+/// `rollscope stats --agreement`: the agreement of the authors the flags name (all by
+/// default).
+pub fn agreement(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
+    let store = cli.open_store()?;
+    let ratings = load_ratings(&store, &args.filter.to_filter(), args.rules)?;
     let known = ratings.authors();
     for author in &args.authors {
         anyhow::ensure!(

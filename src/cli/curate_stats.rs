@@ -30,9 +30,6 @@ pub struct StatsArgs {
 /// `rollscope stats`.
 pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    if args.agreement {
-        return super::agreement::agreement(cli, &store, args);
-    }
     let analysis = crate::curate::analyse(&store, &args.filter.to_filter())?;
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&analysis)?);

@@ -7,7 +7,8 @@ use super::filter_args::FilterArgs;
 use super::model::{RuntimeArgs, load_model};
 use crate::agent::rollout::Edit;
 use crate::run::{
-    ForkJob, ForkOutcome, ForkTurns, JobPolicy, ParentForks, fork_policy_dir, run_fork_job,
+    ForkJob, ForkOutcome, ForkTurns, JobPolicy, ParentForks, fork_policy_dir, load_parents,
+    run_fork_job,
 };
 use crate::trajectory::TrajectoryId;
 use anyhow::Context;
@@ -87,16 +88,7 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
         ),
     };
     let context = super::train::run_context(cli, &args.runtime)?;
-    let parents = parent_ids(&context.store, args)?;
-    let loaded: Vec<_> = parents
-        .iter()
-        .map(|&id| {
-            context
-                .store
-                .get_without_trace(id)?
-                .with_context(|| format!("no trajectory {id}"))
-        })
-        .collect::<anyhow::Result<_>>()?;
+    let parents = load_parents(&context.store, &parent_ids(&context.store, args)?)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -128,10 +120,10 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
         None => {
             let (dir, version) = match args.policy.as_deref() {
                 Some(step) if step.parse::<u64>().is_ok() => {
-                    fork_policy_dir(&context, &loaded, step.parse().ok())?
+                    fork_policy_dir(&context, &job.parents, step.parse().ok())?
                 }
                 Some(dir) => (PathBuf::from(dir), None),
-                None => fork_policy_dir(&context, &loaded, None)?,
+                None => fork_policy_dir(&context, &job.parents, None)?,
             };
             job.policy_version = version;
             let model = load_model(&dir, &args.runtime)?;

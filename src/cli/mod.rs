@@ -197,6 +197,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Compact) => data::compact(&cli),
         Some(Command::Show(args)) => inspect::show(&cli, args),
         Some(Command::Label(args)) => inspect::label(&cli, args),
+        Some(Command::Stats(args)) if args.agreement => agreement::agreement(&cli, args),
         Some(Command::Stats(args)) => curate_stats::stats(&cli, args),
         Some(Command::Suggest(args)) => curate::suggest(&cli, args),
         Some(Command::Audit(args)) => curate::audit(&cli, args),

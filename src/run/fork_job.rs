@@ -28,8 +28,8 @@ pub enum ForkTurns {
 /// What to fork.
 #[derive(Clone, Debug)]
 pub struct ForkJob {
-    /// The trajectories to continue.
-    pub parents: Vec<TrajectoryId>,
+    /// The trajectories to continue, with their token traces (`load_parents`).
+    pub parents: Vec<Trajectory>,
     /// From which turns.
     pub turns: ForkTurns,
     /// Messages replaced before continuing (one turn only).
@@ -56,6 +56,20 @@ pub struct ForkOutcome {
     pub parents: Vec<ParentForks>,
 }
 
+/// The trajectories `ids` names, with their token traces, to fork.
+pub fn load_parents(
+    store: &crate::store::Store,
+    ids: &[TrajectoryId],
+) -> anyhow::Result<Vec<Trajectory>> {
+    ids.iter()
+        .map(|&id| {
+            store
+                .get(id)?
+                .with_context(|| format!("no trajectory {id} in the store"))
+        })
+        .collect()
+}
+
 /// Forks every parent of the job under a new rollout run; `on_progress` hears forks done
 /// of all.
 pub fn run_fork_job(
@@ -66,10 +80,8 @@ pub fn run_fork_job(
 ) -> anyhow::Result<ForkOutcome> {
     let store = &context.store;
     let mut parents = Vec::new();
-    for &id in &job.parents {
-        let parent = store
-            .get(id)?
-            .with_context(|| format!("no trajectory {id} in the store"))?;
+    for parent in &job.parents {
+        let id = parent.id;
         let task_id = parent.task_id.clone().with_context(|| {
             format!("trajectory {id} names no task: a fork needs the task to score continuations")
         })?;
@@ -80,8 +92,8 @@ pub fn run_fork_job(
     }
     let (policy, policy_name, local) = build_policy(policy)?;
     let run_id = store.next_run_id(RunKind::Rollout)?;
-    let config = fork_config(context, job, parents.first().map(|(parent, _)| parent));
-    let plan: Vec<(Trajectory, Arc<Task>, Vec<ForkSpec>)> = parents
+    let config = fork_config(context, job, job.parents.first());
+    let plan: Vec<(&Trajectory, Arc<Task>, Vec<ForkSpec>)> = parents
         .into_iter()
         .map(|(parent, task)| {
             let turns: Vec<usize> = match job.turns {
@@ -152,7 +164,7 @@ fn fork_plan(
     policy: &Policy,
     config: &RolloutConfig,
     job: &ForkJob,
-    plan: &[(Trajectory, Arc<Task>, Vec<ForkSpec>)],
+    plan: &[(&Trajectory, Arc<Task>, Vec<ForkSpec>)],
     on_progress: &mut dyn FnMut(usize, usize),
 ) -> anyhow::Result<Vec<ParentForks>> {
     let total: usize = plan.iter().map(|(_, _, specs)| specs.len()).sum();
@@ -280,7 +292,7 @@ fn fork_note(job: &ForkJob) -> String {
     };
     let edited = if job.edits.is_empty() { "" } else { ", edited" };
     match job.parents.as_slice() {
-        [one] => format!("fork of {one} from {from} × {}{edited}", job.n),
+        [one] => format!("fork of {} from {from} × {}{edited}", one.id, job.n),
         many => format!(
             "forks of {} trajectories from {from} × {}{edited}",
             many.len(),

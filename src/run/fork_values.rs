@@ -4,9 +4,7 @@
 
 use super::RunContext;
 use crate::stats::SuccessRate;
-use crate::trajectory::{
-    ForkBranch, PrefixKind, Role, ScoreSource, StepScore, Trajectory, TrajectoryId,
-};
+use crate::trajectory::{ForkBranch, PrefixKind, ScoreSource, StepScore, Trajectory, TrajectoryId};
 use serde::Serialize;
 
 /// Success from one turn of one trajectory.
@@ -71,9 +69,6 @@ impl ParentForks {
     }
 }
 
-/// Success-from-here on the parent as Monte-Carlo step scores: the value of the state after
-/// turn t is the success of forks from turn t + 1; after the last turn, its own verdict.
-/// Earlier Monte-Carlo scores are replaced; labels and other scores are kept.
 /// Records the forks on the parent as branches (run, turn, children, passes) and, when
 /// every turn was forked (`values` gives N and the policy), its success-from-here values;
 /// the parent is read again just before it is written, so labels set meanwhile are kept.
@@ -102,16 +97,14 @@ pub(super) fn record_forks(
     Ok(())
 }
 
+/// Success-from-here on the parent as Monte-Carlo step scores: the value of the state after
+/// turn t is the success of forks from turn t + 1; after the last turn, its own verdict.
+/// Earlier Monte-Carlo scores are replaced; labels and other scores are kept.
 fn set_values(parent: &mut Trajectory, forks: &[TurnFork], n: usize, policy: &str) {
     let steps = parent.steps();
+    let turns = parent.turn_messages();
     let last_step_of_turn = |turn: usize| -> Option<u32> {
-        let message = parent
-            .messages
-            .iter()
-            .enumerate()
-            .filter(|(_, message)| message.role == Role::Assistant)
-            .nth(turn)?
-            .0;
+        let message = *turns.get(turn)?;
         steps
             .iter()
             .rposition(|step| step.message == message)

@@ -41,7 +41,7 @@ pub use context::{RunContext, rollout_runtime, session_environment};
 pub use control::{RunControl, RunEvent};
 pub use eval::{EvalFigures, evaluate, measure, policy_tokens};
 pub use eval_job::{EvalJob, EvalJobOutcome, evaluate_model};
-pub use fork_job::{ForkJob, ForkOutcome, ForkTurns, run_fork_job};
+pub use fork_job::{ForkJob, ForkOutcome, ForkTurns, load_parents, run_fork_job};
 pub use fork_policy::fork_policy_dir;
 pub use fork_values::{ParentForks, TurnFork};
 pub use grpo_run::{resume_grpo, train_grpo};

@@ -217,6 +217,14 @@ impl Trajectory {
         steps
     }
 
+    /// The index in `messages` of each assistant turn, in order (turn k, 1-based, is
+    /// `turn_messages()[k - 1]`).
+    pub fn turn_messages(&self) -> Vec<usize> {
+        (0..self.messages.len())
+            .filter(|&index| self.messages[index].role == Role::Assistant)
+            .collect()
+    }
+
     /// Number of assistant turns.
     pub fn turn_count(&self) -> usize {
         self.messages

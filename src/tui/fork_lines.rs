@@ -73,13 +73,8 @@ pub fn fork_step(trajectory: &Trajectory) -> Option<usize> {
 /// Whether message `message` is the first one a fork sampled anew.
 pub fn sampled_from(trajectory: &Trajectory, message: usize) -> bool {
     trajectory.fork.as_ref().is_some_and(|origin| {
-        trajectory
-            .messages
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.role == crate::trajectory::Role::Assistant)
-            .nth(origin.turn as usize - 1)
-            .is_some_and(|(index, _)| index == message)
+        let turn = (origin.turn as usize).checked_sub(1);
+        turn.and_then(|turn| trajectory.turn_messages().get(turn).copied()) == Some(message)
     })
 }
 
@@ -168,12 +163,11 @@ pub fn parent_diff_lines(trajectory: &Trajectory, parent: &Trajectory) -> Vec<Ri
         return Vec::new();
     };
     let from = |t: &Trajectory| {
-        t.messages
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| m.role == crate::trajectory::Role::Assistant)
-            .nth(origin.turn as usize - 1)
-            .map_or(t.messages.len(), |(index, _)| index)
+        let turns = t.turn_messages();
+        (origin.turn as usize)
+            .checked_sub(1)
+            .and_then(|turn| turns.get(turn).copied())
+            .unwrap_or(t.messages.len())
     };
     let mut lines = vec![
         Vec::new(),

@@ -101,7 +101,15 @@ impl EpisodeState {
         }
     }
 
-    fn push_tokens(&mut self, tokens: &[u32], trained: bool, logprobs: &[f32], entropies: &[f32]) {
+    /// Appends tokens: sampled ones (`trained`) with their log-probs and entropies, others
+    /// masked with zeros.
+    pub(super) fn push_tokens(
+        &mut self,
+        tokens: &[u32],
+        trained: bool,
+        logprobs: &[f32],
+        entropies: &[f32],
+    ) {
         self.trace.token_ids.extend_from_slice(tokens);
         self.trace
             .loss_mask
@@ -184,7 +192,9 @@ pub async fn run(
                 .map(|completion| {
                     state.policy_tokens += completion
                         .completion_tokens
-                        .map_or(completion.message.content.len() / 4, |n| n as usize);
+                        .map_or(estimated_tokens(&completion.message.content), |n| {
+                            n as usize
+                        });
                     api_turn(
                         completion.message,
                         &completion.finish_reason,
@@ -252,6 +262,11 @@ pub async fn run(
         policy.release(id);
     }
     state
+}
+
+/// The tokens of a text when no tokenizer counts them: four characters a token.
+pub(super) fn estimated_tokens(text: &str) -> usize {
+    text.len() / 4
 }
 
 fn local_turn(text: &str, tools: &[Value], turn: usize, finish: TurnFinish) -> Turn {

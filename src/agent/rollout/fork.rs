@@ -114,9 +114,7 @@ pub fn fork_state(
     policy: &Policy,
     tools: &[Value],
 ) -> Result<ForkState, ForkError> {
-    let assistants: Vec<usize> = (0..parent.messages.len())
-        .filter(|&index| parent.messages[index].role == Role::Assistant)
-        .collect();
+    let assistants = parent.turn_messages();
     let turns = assistants.len();
     if turn == 0 || turn > turns {
         return Err(ForkError::NoSuchTurn { turn, turns });
@@ -146,43 +144,47 @@ pub fn fork_state(
         });
         message.is_error = false;
     }
-    let turns_before = turn - 1;
-    let (trace, prefix, policy_tokens) = match policy {
-        Policy::Http(_) => (
-            Default::default(),
-            PrefixKind::Messages,
-            estimated_policy_tokens(&messages),
-        ),
+    let (state, prefix) = match policy {
+        Policy::Http(_) => {
+            let mut state = EpisodeState::new(messages, Vec::new());
+            state.policy_tokens = estimated_policy_tokens(&state.messages);
+            (state, PrefixKind::Messages)
+        }
         Policy::Local { chat, .. } => {
-            let kept = kept_tokens(parent, &assistants, chat, tools, turn, !edits.is_empty());
-            match kept {
-                Some((mut trace, policy_tokens)) => {
+            match kept_tokens(parent, &assistants, chat, tools, turn, !edits.is_empty()) {
+                Some(trace) => {
+                    let mut state = EpisodeState::new(messages, Vec::new());
+                    state.policy_tokens = trace.policy_tokens();
+                    state.trace = trace;
                     if !edits.is_empty() {
                         let split = assistants[turn - 2] + 1;
                         let ids = chat
-                            .observation_ids(&messages[..split], &messages[split..], tools)
-                            .map_err(|error| ForkError::Render(error.to_string()))?;
-                        let n = ids.len();
-                        trace.token_ids.extend(ids);
-                        trace.loss_mask.extend(std::iter::repeat_n(0, n));
-                        trace.logprobs.extend(std::iter::repeat_n(0.0, n));
-                        trace.entropies.extend(std::iter::repeat_n(0.0, n));
+                            .observation_ids(
+                                &state.messages[..split],
+                                &state.messages[split..],
+                                tools,
+                            )
+                            .map_err(render_error)?;
+                        state.push_tokens(&ids, false, &[], &[]);
                     }
-                    (trace, PrefixKind::Tokens, policy_tokens)
+                    (state, PrefixKind::Tokens)
                 }
-                None => rendered(chat, &messages, tools)?,
+                None => (rendered(chat, messages, tools)?, PrefixKind::Rendered),
             }
         }
     };
-    let mut state = EpisodeState::new(messages, Vec::new());
-    state.trace = trace;
-    state.turns = turns_before;
-    state.policy_tokens = policy_tokens;
     Ok(ForkState {
-        state,
+        state: EpisodeState {
+            turns: turn - 1,
+            ..state
+        },
         prefix,
         edits: edited,
     })
+}
+
+fn render_error(error: crate::model::ModelError) -> ForkError {
+    ForkError::Render(error.to_string())
 }
 
 /// The message an edit replaces, in `messages[gap_start..]`.
@@ -211,7 +213,7 @@ fn edit_target(messages: &[Message], gap_start: usize, edit: &Edit) -> Result<us
 }
 
 /// The parent's tokens up to the fork's turn (up to the end of the turn before it when the
-/// messages in between are edited) and the policy tokens among them, when its trace has one
+/// messages in between are edited), when its trace has one
 /// sampled run per turn and its prompt renders to the same tokens with `chat`.
 fn kept_tokens(
     parent: &Trajectory,
@@ -220,7 +222,7 @@ fn kept_tokens(
     tools: &[Value],
     turn: usize,
     edited: bool,
-) -> Option<(crate::trajectory::TokenTrace, usize)> {
+) -> Option<crate::trajectory::TokenTrace> {
     let trace = parent.token_trace.as_ref()?;
     trace.validate().ok()?;
     let runs = trace.policy_runs();
@@ -238,44 +240,36 @@ fn kept_tokens(
     } else {
         runs[turn - 1].start
     };
-    let kept = trace.prefix(cut);
-    let policy_tokens = kept.policy_tokens();
-    Some((kept, policy_tokens))
+    Some(trace.prefix(cut))
 }
 
 /// The prefix rendered again: its tokens are the prompt's (none trained), its policy tokens
 /// those its assistant messages take.
 fn rendered(
     chat: &Chat,
-    messages: &[Message],
+    messages: Vec<Message>,
     tools: &[Value],
-) -> Result<(crate::trajectory::TokenTrace, PrefixKind, usize), ForkError> {
-    let render = |error: crate::model::ModelError| ForkError::Render(error.to_string());
-    let ids = chat.prompt_ids(messages, tools).map_err(render)?;
+) -> Result<EpisodeState, ForkError> {
+    let ids = chat.prompt_ids(&messages, tools).map_err(render_error)?;
     let policy_tokens = chat
-        .encode(messages, tools)
-        .map_err(render)?
+        .encode(&messages, tools)
+        .map_err(render_error)?
         .loss_mask
         .iter()
         .filter(|&&bit| bit != 0)
         .count();
-    let n = ids.len();
-    let trace = crate::trajectory::TokenTrace {
-        token_ids: ids,
-        loss_mask: vec![0; n],
-        logprobs: vec![0.0; n],
-        entropies: vec![0.0; n],
-    };
-    Ok((trace, PrefixKind::Rendered, policy_tokens))
+    let mut state = EpisodeState::new(messages, ids);
+    state.policy_tokens = policy_tokens;
+    Ok(state)
 }
 
-/// Policy tokens of the assistant messages when no tokenizer is at hand: four characters a
-/// token, as an endpoint's turn without a usage count is counted.
+/// Policy tokens of the assistant messages when no tokenizer is at hand, counted as an
+/// endpoint's turn without a usage count is.
 fn estimated_policy_tokens(messages: &[Message]) -> usize {
     messages
         .iter()
         .filter(|message| message.role == Role::Assistant)
-        .map(|message| message.content.len() / 4)
+        .map(|message| episode::estimated_tokens(&message.content))
         .sum()
 }
 

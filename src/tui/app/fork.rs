@@ -9,7 +9,7 @@ use crate::tui::action::Action;
 use crate::tui::prompt::{Prompt, PromptKind};
 
 /// Continuations a fork asks for unless told otherwise.
-const DEFAULT_CONTINUATIONS: &str = "8";
+const DEFAULT_CONTINUATIONS: usize = 8;
 
 impl App {
     /// `F`, `b` and `B`; `None` when not one of them.
@@ -25,16 +25,19 @@ impl App {
             self.notify("open a trajectory to fork it or walk its branches");
             return Some(Vec::new());
         };
+        let next_branch = BranchWalk::next(self.branch_walk.as_ref(), open);
+        let parent = open.fork.as_ref().map(|origin| origin.parent);
         Some(match action {
             Action::Fork => {
                 if self.fork_turn().is_some() {
-                    self.prompt = Some(Prompt::with_input(PromptKind::Fork, DEFAULT_CONTINUATIONS));
+                    let offered = DEFAULT_CONTINUATIONS.to_string();
+                    self.prompt = Some(Prompt::with_input(PromptKind::Fork, &offered));
                 } else {
                     self.notify("go to a turn (h/l) to fork from it");
                 }
                 Vec::new()
             }
-            Action::Branch => match BranchWalk::next(self.branch_walk.as_ref(), &open) {
+            Action::Branch => match next_branch {
                 Some(walk) => {
                     let id = walk.children[walk.at];
                     self.notify(format!(
@@ -51,7 +54,7 @@ impl App {
                     Vec::new()
                 }
             },
-            _ => match open.fork.as_ref().map(|origin| origin.parent) {
+            _ => match parent {
                 Some(parent) => self.open_trajectory(parent, false),
                 None => {
                     self.notify("this trajectory is not a fork: it has no parent");
@@ -68,9 +71,10 @@ impl App {
             self.notify("open a trajectory and go to a turn to fork from it");
             return Vec::new();
         };
+        let result_before = has_result_before(open, turn);
         match parse_fork(input, open.id, turn) {
             Ok(fork) => {
-                if fork.observation.is_some() && !has_result_before(&open, turn) {
+                if fork.observation.is_some() && !result_before {
                     self.warn(format!(
                         "no tool result comes just before t{turn} to replace"
                     ));
@@ -89,31 +93,22 @@ impl App {
         }
     }
 
-    fn open_trajectory_now(&self) -> Option<Trajectory> {
+    fn open_trajectory_now(&self) -> Option<&Trajectory> {
         let state = &self.tabs.rollouts;
-        (state.screen() == crate::tui::Screen::Trajectory)
-            .then(|| {
-                state
-                    .trajectory
-                    .open
-                    .as_ref()
-                    .map(|open| open.trajectory().clone())
-            })
-            .flatten()
+        let open = state.trajectory.open.as_ref()?;
+        (state.screen() == crate::tui::Screen::Trajectory).then(|| open.trajectory())
     }
 
     /// The turn (1-based) of the current step.
     fn fork_turn(&self) -> Option<usize> {
         let state = &self.tabs.rollouts.trajectory;
         let open = state.open.as_ref()?.trajectory();
-        let step = state.current_step()?;
-        let message = open.steps().get(step)?.message;
-        Some(
-            open.messages[..=message]
-                .iter()
-                .filter(|m| m.role == Role::Assistant)
-                .count(),
-        )
+        let message = open.steps().get(state.current_step()?)?.message;
+        let turns = open.turn_messages();
+        turns
+            .iter()
+            .position(|&turn| turn == message)
+            .map(|index| index + 1)
     }
 }
 
@@ -156,9 +151,7 @@ impl BranchWalk {
 }
 
 fn has_result_before(open: &Trajectory, turn: usize) -> bool {
-    let assistants: Vec<usize> = (0..open.messages.len())
-        .filter(|&index| open.messages[index].role == Role::Assistant)
-        .collect();
+    let assistants = open.turn_messages();
     turn >= 2
         && open.messages[assistants[turn - 2] + 1..assistants[turn - 1]]
             .iter()
@@ -170,7 +163,7 @@ fn parse_fork(input: &str, id: TrajectoryId, turn: usize) -> Result<ForkLaunch, 
     let words = shlex::split(input).ok_or_else(|| format!("`{input}` has an unclosed quote"))?;
     let mut words = words.into_iter();
     let n = match words.next() {
-        None => 8,
+        None => DEFAULT_CONTINUATIONS,
         Some(word) => word
             .parse::<usize>()
             .ok()
