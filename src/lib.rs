@@ -20,7 +20,7 @@
 //! | [`ingest`] | Imports: a file's items into the store, in batches bounded by count and text size; a run's output folder as a run of kind `import` with its metrics rows; a growing run followed as it is written ([`ingest::Follower`]: polling, ids stable across reads, half-written records retried). |
 //! | [`session`], [`curate`] | `session`: a session's folders and `session.toml`. `curate`: error analysis, suggested labels, the reward-hacking audit, label merges, agreement between annotators ([`curate::agreement`]: Cohen's κ, Krippendorff's α, the steps where authors differ), rejection-sampling selection and exports with manifests. |
 //! | [`run`] | Jobs over a session: SFT and GRPO runs (one life for both: start, resume, steps, checkpoints, finish), run configs with their `--set` overrides and `--sweep` grids ([`run::sweep`]), evaluation, rollout jobs, fork jobs (`run::run_fork_job`: children stored under a rollout run, the branches and success-from-here written back on the parent; `run::fork_policy_dir`, the policy that wrote a trajectory), the main job's stages (cold start, GRPO preset, each run marked with its `MainJobStage` so later starts skip what is done) and its goals (`run::cold_start_goals`), runs that other processes watch and steer (`run::live`: the process training a run, its step's activity, requests from any process), the cold start's scripted demonstrations and copy drills (`run::demos`, `run::drills`), the badcase loop after GRPO ([`run::badcase_loop`]: badcase pass, suggested labels, best-of-N selection, RS-SFT with replayed demonstrations, evaluation before and after), and [`run::policy`], the one rule for which model folder a command uses. |
-//! | [`bench`] | Measured speed and memory (store, full-text search, the session server, imports, following a run, model, training, GRPO, rollouts, exports, TUI), as library calls that return reports. |
+//! | [`bench`] | Measured speed and memory (store, full-text search, the session server, imports, following a run, model, training, GRPO, a stored GRPO step's update, rollouts, exports, TUI), as library calls that return reports. |
 //! | [`engine`] | The TUI's worker: typed `Command`s in, typed `Update`s out, on threads of its own; it owns the store handle while the TUI runs, launches runs as background `rollscope train` processes that outlive it (`engine::JobLauncher`) and steers any run through the store, and when idle it compares the store's change stamps four times a second and says what other processes wrote (`Update::StoreChanged`). |
 //! | [`tui`] | The terminal UI: a pure `update(state, message)` over per-tab state (`tui::state`) and render functions (`tui::view`); `tui::wrap` lays text into a view by display width (prose wrapped, code scrolled); `tui::search_hits` marks a search's words in an open trajectory and finds its hit turns; `tui::terminal` wires the terminal, the keymap and the engine. |
 //! | [`cli`] | Argument parsing and printing only: each command calls one library function with plain options and prints what it returns. |
@@ -46,9 +46,10 @@
 //! trajectories, with their token traces, are written to the store in batches.
 //!
 //! **A training step.** `run` draws the step's tasks, rolls them out as above (G per task),
-//! computes group-relative advantages (`train::advantage`), builds a padded batch
-//! (`train::GrpoBatch`) and calls `train::Trainer::grpo_update` (policy and reference
-//! log-probs, clipped objective, backward, AdamW). SFT steps call `Trainer::sft_step` on
+//! computes group-relative advantages (`train::advantage`) and calls
+//! `train::Trainer::grpo_update`: the samples cut by length into padded micro-batches
+//! (`train::GrpoBatches`), policy and reference log-probs and the clipped objective per
+//! micro-batch, normalised by the whole update, gradients summed, then one AdamW step. SFT steps call `Trainer::sft_step` on
 //! length-bucketed batches. Every step appends one metrics row to the store and to
 //! `runs/<run>/metrics.jsonl`; checkpoints (`runs/<run>/checkpoints/checkpoint-N/`) are
 //! written atomically, and the final policy is saved as `models/<run>`.

@@ -21,6 +21,8 @@ mod grpo_fixture;
 mod lora;
 #[path = "train/metrics.rs"]
 mod metrics;
+#[path = "train/micro_batches.rs"]
+mod micro_batches;
 #[path = "train/reproducible.rs"]
 mod reproducible;
 #[path = "train/runs.rs"]

@@ -8,7 +8,7 @@ use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::SamplingParams;
 use crate::train::advantage::{AdvantageScale, group_advantages};
-use crate::train::{Advantage, GrpoBatch, GrpoConfig, GrpoSample, Trainer, TrainerConfig};
+use crate::train::{Advantage, GrpoConfig, GrpoSample, Trainer, TrainerConfig};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use serde::Serialize;
@@ -194,8 +194,7 @@ fn one_step(
                 advantage: Advantage::Sample(advantage),
             })
             .collect();
-        let batch = GrpoBatch::new(&samples, 0, trainer.model().device())?;
-        trainer.grpo_update(&batch, Some(reference), grpo)?;
+        trainer.grpo_update(&samples, Some(reference), grpo)?;
         update = started.elapsed().as_secs_f64();
         Ok(())
     })?;

@@ -16,6 +16,7 @@ pub mod steps;
 pub mod store;
 pub mod train;
 pub mod tui;
+pub mod update;
 
 pub use export::{ExportBenchOptions, ExportBenchReport, bench_export};
 pub use follow::{FollowBenchOptions, FollowBenchReport, bench_follow};
@@ -29,6 +30,7 @@ pub use session_soak::SoakReport;
 pub use store::{StoreBenchOptions, StoreBenchReport, bench_store};
 pub use train::{TrainBenchOptions, TrainBenchReport, bench_train};
 pub use tui::{TuiBenchOptions, TuiBenchReport, bench_tui};
+pub use update::{UpdateBenchOptions, UpdateBenchReport, bench_update};
 
 use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TRAIN, gsm8k_rows};
 use crate::model::{DeviceChoice, LanguageModel, LoadOptions};
@@ -85,6 +87,7 @@ pub fn one_update(beta: f64) -> crate::train::GrpoConfig {
         },
         iterations: 1,
         temperature: 1.0,
+        ..crate::train::GrpoConfig::default()
     }
 }
 

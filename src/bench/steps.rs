@@ -2,7 +2,7 @@
 //! step, each measured in wall-clock and process CPU seconds.
 
 use crate::model::{Decoder, Network, Qwen, SamplingParams, TokenBatch, next_token_log_probs};
-use crate::train::loss::{ObjectiveConfig, ObjectiveInputs, grpo_objective};
+use crate::train::loss::{ObjectiveConfig, ObjectiveInputs, UpdateTotals, grpo_objective};
 use crate::train::optim::AdamW;
 use candle_core::Tensor;
 use std::time::Instant;
@@ -113,6 +113,7 @@ pub fn time_grpo_step(
                 ref_logprobs: Some(&reference),
                 mask: inputs.mask,
                 advantages: inputs.advantages,
+                totals: UpdateTotals::of_mask(inputs.mask)?,
             },
             &ObjectiveConfig {
                 beta: 0.04,

@@ -6,7 +6,7 @@ use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::{Padding, TokenBatch, next_token_log_probs};
 use crate::train::{
-    Advantage, GrpoBatch, GrpoSample, LoraConfig, SftExample, Trainer, TrainerConfig,
+    Advantage, GrpoBatches, GrpoSample, LoraConfig, SftExample, Trainer, TrainerConfig,
 };
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -117,8 +117,13 @@ pub fn bench_train(
             advantage: Advantage::Sample(if index % 2 == 0 { 1.0 } else { -1.0 }),
         })
         .collect();
-    let batch = GrpoBatch::new(&samples, 0, trainer.model().device())?;
     let grpo = super::one_update(options.beta);
+    let batch = GrpoBatches::new(
+        &samples,
+        0,
+        trainer.model().device(),
+        grpo.micro_batch_tokens,
+    )?;
     let examples: Vec<SftExample> = rows
         .iter()
         .map(|ids| SftExample::new(ids.clone(), mask.clone()))

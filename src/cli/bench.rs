@@ -7,6 +7,7 @@ use super::bench_args::{
     FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs,
     TuiBenchArgs,
 };
+use super::bench_update::{self, UpdateBenchArgs};
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
 use clap::Subcommand;
@@ -44,6 +45,9 @@ pub enum BenchCommand {
     /// One end-to-end GRPO step (generation, reward, reference, loss, backward, AdamW), with
     /// `--trl PYTHON` side by side with TRL's GRPOTrainer.
     Grpo(BenchGrpoArgs),
+    /// A GRPO update on the rollouts a stored GRPO run trained on at one step: one padded
+    /// batch against micro-batches cut by length (token budgets), as ratios.
+    Update(UpdateBenchArgs),
     /// The rollout loop's overlap of generation and tools: 64 rollouts × 4 turns ending in
     /// a 50 ms tool call, against generation alone and tools one at a time.
     Rollout(BenchRolloutArgs),
@@ -100,6 +104,12 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
             });
             let report = bench::bench_grpo(&args.options(), &mut progress)?;
             print(json, &report, |report| bench_print::grpo(args, report))
+        }
+        BenchCommand::Update(args) => {
+            let store = cli.open_store()?;
+            let report =
+                bench::bench_update(&store, &args.options(), &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, |report| bench_update::print(args, report))
         }
         BenchCommand::Rollout(args) => {
             let mut progress = progress_bars(PLAIN_BARS);

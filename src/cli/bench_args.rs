@@ -9,7 +9,7 @@ use crate::bench::{
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-fn runtime(args: &RuntimeArgs) -> Runtime {
+pub(super) fn runtime(args: &RuntimeArgs) -> Runtime {
     Runtime {
         device: args.device,
         dtype: args.dtype,

@@ -18,7 +18,7 @@ use super::{
     snapshot_policy,
 };
 use crate::model::{LanguageModel, Qwen};
-use crate::train::{GrpoBatch, GrpoSample, Trainer, checkpoint_dir, reference_from_folder};
+use crate::train::{GrpoSample, Trainer, checkpoint_dir, reference_from_folder};
 use crate::trajectory::{Phase, RunKind, RunStatus, Task, metric};
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -318,8 +318,7 @@ impl GrpoRun {
                 total: grpo.update.iterations as u64,
             });
             let train_started = Instant::now();
-            let batch = GrpoBatch::new(samples, trainer.pad_id(), trainer.model().device())?;
-            let update = trainer.grpo_update(&batch, self.reference.as_ref(), &grpo.update)?;
+            let update = trainer.grpo_update(samples, self.reference.as_ref(), &grpo.update)?;
             values.extend(update.metric_values());
             values.insert(
                 metric::TIMING_TRAIN.into(),

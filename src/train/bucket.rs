@@ -28,26 +28,46 @@ pub fn length_batches(
     let mut order: Vec<usize> = (0..lengths.len()).collect();
     order.shuffle(&mut rng);
     order.sort_by_key(|&index| lengths[index]);
+    let mut batches = cut(&order, lengths, limits);
+    batches.shuffle(&mut rng);
+    batches
+}
+
+/// Micro-batches of one update: indices sorted by length (ties by index) and cut where a
+/// micro-batch would pass `max_tokens` token slots; 0 keeps every index in one. The
+/// partition depends on the lengths alone, so the sums over it always run in one order.
+pub fn micro_batches(lengths: &[usize], max_tokens: usize) -> Vec<Vec<usize>> {
+    if max_tokens == 0 {
+        return vec![(0..lengths.len()).collect()];
+    }
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&index| (lengths[index], index));
+    let limits = BatchLimits {
+        max_sequences: usize::MAX,
+        max_tokens,
+    };
+    cut(&order, lengths, limits)
+}
+
+/// `order` cut into consecutive batches within `limits`.
+fn cut(order: &[usize], lengths: &[usize], limits: BatchLimits) -> Vec<Vec<usize>> {
     let mut batches: Vec<Vec<usize>> = Vec::new();
     let mut current: Vec<usize> = Vec::new();
-    for index in order {
-        let longest = current
-            .iter()
-            .map(|&i| lengths[i])
-            .max()
-            .unwrap_or(0)
-            .max(lengths[index]);
+    let mut longest = 0;
+    for &index in order {
+        let widest = longest.max(lengths[index]);
         let fits = current.len() < limits.max_sequences.max(1)
-            && (current.len() + 1) * longest <= limits.max_tokens;
+            && (current.len() + 1) * widest <= limits.max_tokens;
         if !fits && !current.is_empty() {
             batches.push(std::mem::take(&mut current));
+            longest = 0;
         }
+        longest = longest.max(lengths[index]);
         current.push(index);
     }
     if !current.is_empty() {
         batches.push(current);
     }
-    batches.shuffle(&mut rng);
     batches
 }
 
@@ -98,6 +118,20 @@ mod tests {
         assert!(padding_share(&lengths, &naive) > 0.3);
         assert_eq!(batches, length_batches(&lengths, limits, 7, 0));
         assert_ne!(batches, length_batches(&lengths, limits, 7, 1));
+    }
+
+    #[test]
+    fn micro_batches_follow_length_alone() {
+        let lengths = [30, 10, 20, 10, 40];
+        assert_eq!(micro_batches(&lengths, 0), vec![vec![0, 1, 2, 3, 4]]);
+        assert_eq!(
+            micro_batches(&lengths, 40),
+            vec![vec![1, 3], vec![2], vec![0], vec![4]]
+        );
+        assert_eq!(
+            micro_batches(&lengths, 60),
+            vec![vec![1, 3, 2], vec![0], vec![4]]
+        );
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! The GRPO update on a prepared batch: reference log-probs once per batch, then μ
-//! iterations of policy forward → log-probs at the sampling temperature → `grpo_objective`
-//! → backward → gradient clipping → AdamW at the scheduled rate.
+//! The GRPO update: the samples cut by length into micro-batches (`GrpoBatches`), reference
+//! log-probs once per micro-batch, then μ iterations of, per micro-batch, policy forward →
+//! log-probs at the sampling temperature → `grpo_objective` normalised by the whole update →
+//! backward → gradients summed; then gradient clipping → AdamW at the scheduled rate.
 
 use super::error::{Result, TrainError};
-use super::grpo_batch::GrpoBatch;
+use super::grpo_batch::{GrpoBatch, GrpoBatches, GrpoSample};
 use super::loss::{ObjectiveConfig, ObjectiveInputs, ObjectiveStats, grpo_objective};
 use super::trainer::Trainer;
 use crate::model::{LanguageModel, LoadOptions, Qwen, next_token_log_probs, next_token_stats};
+use candle_core::backprop::GradStore;
 use candle_core::{DType, Tensor};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -21,6 +23,10 @@ pub struct GrpoConfig {
     pub iterations: usize,
     /// The sampling temperature: log-probs are taken under `softmax(logits / T)`.
     pub temperature: f64,
+    /// Token slots (samples × longest, padding included) of one micro-batch: the update's
+    /// samples are cut by length into micro-batches and their gradients summed, the loss
+    /// normalised by the whole update, so a step equals the one-batch step; 0: one batch.
+    pub micro_batch_tokens: usize,
 }
 
 impl Default for GrpoConfig {
@@ -29,14 +35,23 @@ impl Default for GrpoConfig {
             objective: ObjectiveConfig::default(),
             iterations: 1,
             temperature: 1.0,
+            micro_batch_tokens: DEFAULT_MICRO_BATCH_TOKENS,
         }
     }
 }
 
-/// A batch with what stays fixed over its iterations: the behaviour (old) log-probs and the
-/// reference log-probs.
+/// The default token budget of a micro-batch (see `GrpoConfig::micro_batch_tokens`).
+pub const DEFAULT_MICRO_BATCH_TOKENS: usize = 4096;
+
+/// An update's micro-batches with what stays fixed over its iterations: the behaviour (old)
+/// log-probs and the reference log-probs of each.
 pub struct PreparedGrpo<'a> {
-    batch: &'a GrpoBatch,
+    batches: &'a GrpoBatches,
+    parts: Vec<FixedLogProbs>,
+}
+
+/// A micro-batch's behaviour and reference log-probs.
+struct FixedLogProbs {
     old_logprobs: Tensor,
     ref_logprobs: Option<Tensor>,
 }
@@ -69,34 +84,47 @@ pub fn reference_from_folder(dir: &Path, options: &LoadOptions) -> Result<Qwen> 
     Ok(model.qwen()?.detached())
 }
 
-fn masked_mean(values: &Tensor, mask: &Tensor) -> Result<f64> {
+fn masked_sum(values: &Tensor, mask: &Tensor) -> Result<f64> {
     let total = (values * mask)?.sum_all()?.to_dtype(DType::F64)?;
-    let count = mask.sum_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
-    Ok(total.to_scalar::<f64>()? / count.max(1.0))
+    Ok(total.to_scalar::<f64>()?)
 }
 
 impl Trainer {
-    /// Computes what stays fixed over a batch's iterations: reference log-probs (when
-    /// β > 0; `reference` is then required) and, for samples without recorded behaviour
-    /// log-probs, the current policy's.
+    /// Computes what stays fixed over an update's iterations, micro-batch by micro-batch:
+    /// reference log-probs (when β > 0; `reference` is then required) and, for samples
+    /// without recorded behaviour log-probs, the current policy's.
     pub fn prepare_grpo<'a>(
         &self,
-        batch: &'a GrpoBatch,
+        batches: &'a GrpoBatches,
         reference: Option<&Qwen>,
         config: &GrpoConfig,
     ) -> Result<PreparedGrpo<'a>> {
+        if config.objective.beta != 0.0 && reference.is_none() {
+            return Err(TrainError::config(
+                "beta",
+                "β > 0 needs a reference policy (Trainer::reference_policy)",
+            ));
+        }
+        let parts = batches
+            .micro
+            .iter()
+            .map(|batch| self.fixed_log_probs(batch, reference, config))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(PreparedGrpo { batches, parts })
+    }
+
+    fn fixed_log_probs(
+        &self,
+        batch: &GrpoBatch,
+        reference: Option<&Qwen>,
+        config: &GrpoConfig,
+    ) -> Result<FixedLogProbs> {
         let temperature = config.temperature;
-        let ref_logprobs = match (config.objective.beta != 0.0, reference) {
-            (false, _) => None,
-            (true, Some(reference)) => {
+        let ref_logprobs = match reference.filter(|_| config.objective.beta != 0.0) {
+            Some(reference) => {
                 Some(next_token_log_probs(reference, &batch.tokens, temperature)?.detach())
             }
-            (true, None) => {
-                return Err(TrainError::config(
-                    "beta",
-                    "β > 0 needs a reference policy (Trainer::reference_policy)",
-                ));
-            }
+            None => None,
         };
         let dtype = match &ref_logprobs {
             Some(logprobs) => logprobs.dtype(),
@@ -112,54 +140,91 @@ impl Trainer {
                 .recorded_mask()?
                 .where_cond(&recorded, &current.to_dtype(dtype)?)?
         };
-        Ok(PreparedGrpo {
-            batch,
+        Ok(FixedLogProbs {
             old_logprobs,
             ref_logprobs,
         })
     }
 
-    /// One iteration on a prepared batch: one forward, backward and optimizer step.
+    /// The gradients of one iteration's loss, summed over the micro-batches in their order
+    /// (trained parameters only), and the iteration's figures (no step taken: `grad_norm`
+    /// and `learning_rate` are 0).
+    pub fn grpo_gradients(
+        &self,
+        prepared: &PreparedGrpo<'_>,
+        config: &GrpoConfig,
+    ) -> Result<(GrpoIteration, GradStore)> {
+        let totals = prepared.batches.totals;
+        let mut sum = GradStore::default();
+        let (mut loss, mut entropy, mut kl) = (0.0, 0.0, 0.0);
+        let (mut low, mut high, mut region) = (0.0, 0.0, 0.0);
+        for (batch, fixed) in prepared.batches.micro.iter().zip(&prepared.parts) {
+            let stats = next_token_stats(self.policy()?, &batch.tokens, config.temperature)?;
+            let dtype = stats.log_probs.dtype();
+            let (mask, _, advantages) = batch.in_dtype(dtype)?;
+            let old = fixed.old_logprobs.to_dtype(dtype)?;
+            let reference = match &fixed.ref_logprobs {
+                Some(logprobs) => Some(logprobs.to_dtype(dtype)?),
+                None => None,
+            };
+            let objective = grpo_objective(
+                &ObjectiveInputs {
+                    logprobs: &stats.log_probs,
+                    old_logprobs: &old,
+                    ref_logprobs: reference.as_ref(),
+                    mask: &mask,
+                    advantages: &advantages,
+                    totals,
+                },
+                &config.objective,
+            )?;
+            entropy += masked_sum(&stats.entropy.detach(), &mask)?;
+            loss += objective.loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+            let part = objective.stats;
+            kl += part.mean_kl * batch.len() as f64;
+            low += part.clip_low * part.tokens;
+            high += part.clip_high * part.tokens;
+            region += part.clip_region * part.tokens;
+            self.add_gradients(&mut sum, &objective.loss.backward()?)?;
+        }
+        let tokens = totals.tokens as f64;
+        let share = |count: f64| if tokens > 0.0 { count / tokens } else { 0.0 };
+        let iteration = GrpoIteration {
+            loss,
+            objective: ObjectiveStats {
+                clip_low: share(low),
+                clip_high: share(high),
+                clip_region: share(region),
+                mean_kl: kl / totals.samples.max(1) as f64,
+                tokens,
+            },
+            entropy: share(entropy),
+            ..GrpoIteration::default()
+        };
+        Ok((iteration, sum))
+    }
+
+    /// One iteration on a prepared update: the micro-batches' forwards and backwards, then
+    /// one optimizer step.
     pub fn grpo_iteration(
         &mut self,
         prepared: &PreparedGrpo<'_>,
         config: &GrpoConfig,
     ) -> Result<GrpoIteration> {
-        let batch = prepared.batch;
-        let stats = next_token_stats(self.policy()?, &batch.tokens, config.temperature)?;
-        let dtype = stats.log_probs.dtype();
-        let (mask, _, advantages) = batch.in_dtype(dtype)?;
-        let old = prepared.old_logprobs.to_dtype(dtype)?;
-        let reference = match &prepared.ref_logprobs {
-            Some(logprobs) => Some(logprobs.to_dtype(dtype)?),
-            None => None,
-        };
-        let objective = grpo_objective(
-            &ObjectiveInputs {
-                logprobs: &stats.log_probs,
-                old_logprobs: &old,
-                ref_logprobs: reference.as_ref(),
-                mask: &mask,
-                advantages: &advantages,
-            },
-            &config.objective,
-        )?;
-        let entropy = masked_mean(&stats.entropy.detach(), &mask)?;
-        let loss = objective.loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
-        let applied = self.apply_gradients(objective.loss.backward()?)?;
+        let (iteration, gradients) = self.grpo_gradients(prepared, config)?;
+        let applied = self.apply_gradients(gradients)?;
         Ok(GrpoIteration {
-            loss,
             grad_norm: applied.grad_norm,
             learning_rate: applied.learning_rate,
-            objective: objective.stats,
-            entropy,
+            ..iteration
         })
     }
 
-    /// The whole update: prepares the batch, then runs `config.iterations` iterations.
+    /// The whole update: cuts `samples` into micro-batches (`config.micro_batch_tokens`),
+    /// prepares them, then runs `config.iterations` iterations.
     pub fn grpo_update(
         &mut self,
-        batch: &GrpoBatch,
+        samples: &[GrpoSample],
         reference: Option<&Qwen>,
         config: &GrpoConfig,
     ) -> Result<GrpoUpdate> {
@@ -169,7 +234,13 @@ impl Trainer {
                 "μ must be at least 1 optimizer step per batch",
             ));
         }
-        let prepared = self.prepare_grpo(batch, reference, config)?;
+        let batches = GrpoBatches::new(
+            samples,
+            self.pad_id(),
+            self.model().device(),
+            config.micro_batch_tokens,
+        )?;
+        let prepared = self.prepare_grpo(&batches, reference, config)?;
         let iterations = (0..config.iterations)
             .map(|_| self.grpo_iteration(&prepared, config))
             .collect::<Result<Vec<_>>>()?;

@@ -2,7 +2,9 @@
 //! loss masks, behaviour log-probs and advantages, right-padded into tensors whose column `t`
 //! is about token `t + 1` (the layout of `next_token_log_probs`).
 
+use super::bucket::micro_batches;
 use super::error::{Result, TrainError};
+use super::loss::UpdateTotals;
 use crate::model::{Padding, TokenBatch};
 use crate::trajectory::TokenTrace;
 use candle_core::{DType, Device, Tensor};
@@ -73,6 +75,54 @@ impl GrpoSample {
             )),
             _ => Ok(()),
         }
+    }
+}
+
+/// An update's samples as micro-batches of similar length, each padded only to its own
+/// longest sample, with the update's totals every micro-batch's loss is normalised by.
+pub struct GrpoBatches {
+    /// The micro-batches, shortest first.
+    pub micro: Vec<GrpoBatch>,
+    /// Samples and policy tokens of the whole update.
+    pub totals: UpdateTotals,
+}
+
+impl GrpoBatches {
+    /// `samples` cut into micro-batches of at most `max_tokens` token slots (samples ×
+    /// longest, padding included; 0: one batch), each padded on the right with `pad_id`.
+    pub fn new(
+        samples: &[GrpoSample],
+        pad_id: u32,
+        device: &Device,
+        max_tokens: usize,
+    ) -> Result<Self> {
+        if samples.is_empty() {
+            return Err(TrainError::Input("a GRPO batch needs samples".into()));
+        }
+        for (index, sample) in samples.iter().enumerate() {
+            sample.validate(index)?;
+        }
+        let lengths: Vec<usize> = samples.iter().map(|s| s.token_ids.len()).collect();
+        let micro = micro_batches(&lengths, max_tokens)
+            .iter()
+            .map(|indices| {
+                let part: Vec<GrpoSample> = indices.iter().map(|&i| samples[i].clone()).collect();
+                GrpoBatch::new(&part, pad_id, device)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let totals = UpdateTotals {
+            samples: samples.len(),
+            tokens: micro.iter().map(GrpoBatch::policy_tokens).sum(),
+        };
+        Ok(Self { micro, totals })
+    }
+
+    /// Token slots computed over the micro-batches, padding included.
+    pub fn token_slots(&self) -> usize {
+        self.micro
+            .iter()
+            .map(|batch| batch.len() * batch.tokens.seq_len())
+            .sum()
     }
 }
 

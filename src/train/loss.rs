@@ -61,6 +61,29 @@ pub struct ObjectiveInputs<'a> {
     pub mask: &'a Tensor,
     /// `[samples, 1]` per-sample or `[samples, tokens]` per-token advantages (f32).
     pub advantages: &'a Tensor,
+    /// The counts of the whole update this batch is part of (its own for a single batch).
+    pub totals: UpdateTotals,
+}
+
+/// The counts a micro-batch's loss is normalised by: those of the whole update, so the
+/// micro-batches' losses (and gradients) sum to the loss of the update as one batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpdateTotals {
+    /// Samples of the update.
+    pub samples: usize,
+    /// Policy tokens (masked tokens) of the update.
+    pub tokens: usize,
+}
+
+impl UpdateTotals {
+    /// The totals of a single batch with loss mask `mask` (`[samples, tokens]`).
+    pub fn of_mask(mask: &Tensor) -> Result<Self> {
+        let tokens = mask.to_dtype(DType::F64)?.sum_all()?.to_scalar::<f64>()?;
+        Ok(Self {
+            samples: mask.dim(0)?,
+            tokens: tokens.round() as usize,
+        })
+    }
 }
 
 /// Figures of one loss evaluation, with TRL's names in mind.
@@ -107,16 +130,16 @@ pub fn grpo_objective(inputs: &ObjectiveInputs<'_>, config: &ObjectiveConfig) ->
         token_loss = (token_loss + (kl * config.beta)?)?;
     }
     let masked = (&token_loss * mask)?;
-    let samples = inputs.logprobs.dim(0)? as f64;
+    let samples = inputs.totals.samples.max(1) as f64;
     let loss = match config.aggregation {
         LossAggregation::Grpo => {
             let per_sample = masked
                 .sum(D::Minus1)?
                 .div(&mask.sum(D::Minus1)?.clamp(1.0, f64::MAX)?)?;
-            per_sample.mean_all()?
+            (per_sample.sum_all()? / samples)?
         }
         LossAggregation::Bnpo | LossAggregation::Dapo => {
-            (masked.sum_all()? / mask.sum_all()?.to_scalar::<f32>()?.max(1.0) as f64)?
+            (masked.sum_all()? / inputs.totals.tokens.max(1) as f64)?
         }
         LossAggregation::DrGrpo => {
             (masked.sum_all()? / (samples * config.max_completion_length.max(1) as f64))?
@@ -236,6 +259,10 @@ mod tests {
                 ref_logprobs: Some(&ref_t),
                 mask: &mask_t,
                 advantages: &advantages,
+                totals: UpdateTotals {
+                    samples: 2,
+                    tokens: 5,
+                },
             },
             &config,
         )

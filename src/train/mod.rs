@@ -10,8 +10,9 @@
 //! per step: roll out G samples per task with trainer.model().decoder() (it sees every update),
 //!   advantages per group with advantage::group_advantages, then
 //!   let samples = trajectories.map(|t| GrpoSample::from_trace(&t.trace, Advantage::Sample(a)));
-//!   let batch = GrpoBatch::new(&samples, trainer.pad_id(), trainer.model().device())?;
-//!   let update = trainer.grpo_update(&batch, Some(&reference), &grpo_config)?;
+//!   let update = trainer.grpo_update(&samples, Some(&reference), &grpo_config)?;
+//!     (cut by length into micro-batches of grpo_config.micro_batch_tokens token slots,
+//!     their gradients summed: the same step as one batch, less padding)
 //!   let mut values = update.metric_values();            // + reward, timing, lengths …
 //!   metrics.append(&metrics_row(run, step, values))?;
 //!   every N steps: trainer.save_checkpoint(&checkpoint_dir(&checkpoints, step), &meta)?
@@ -41,14 +42,17 @@ pub mod schedule;
 mod sft;
 mod trainer;
 
-pub use bucket::{BatchLimits, length_batches, padding_share};
+pub use bucket::{BatchLimits, length_batches, micro_batches, padding_share};
 pub use checkpoint::{
     CheckpointMeta, OPTIMIZER_FILE, TRAINER_STATE_FILE, TrainerState, checkpoint_dir,
     latest_checkpoint, read_trainer_state, write_atomically,
 };
 pub use error::{Result, TrainError};
-pub use grpo::{GrpoConfig, GrpoIteration, GrpoUpdate, PreparedGrpo, reference_from_folder};
-pub use grpo_batch::{Advantage, GrpoBatch, GrpoSample};
+pub use grpo::{
+    DEFAULT_MICRO_BATCH_TOKENS, GrpoConfig, GrpoIteration, GrpoUpdate, PreparedGrpo,
+    reference_from_folder,
+};
+pub use grpo_batch::{Advantage, GrpoBatch, GrpoBatches, GrpoSample};
 pub use lora::{ADAPTER_CONFIG_FILE, ADAPTER_WEIGHTS_FILE, LORA_TARGETS, LoraAdapters, LoraConfig};
 pub use metrics::{MetricsWriter, metrics_row};
 pub use sft::{SftExample, SftFigures};

@@ -213,6 +213,21 @@ impl Trainer {
         })
     }
 
+    /// Adds the trained parameters' gradients in `grads` to `sum` (the other tensors' are
+    /// left behind), so micro-batches' gradients accumulate in the order they come.
+    pub fn add_gradients(&self, sum: &mut GradStore, grads: &GradStore) -> Result<()> {
+        for var in &self.trainable {
+            if let Some(grad) = grads.get(var.as_tensor()) {
+                let total = match sum.remove(var.as_tensor()) {
+                    Some(earlier) => (earlier + grad)?,
+                    None => grad.clone(),
+                };
+                sum.insert(var.as_tensor(), total);
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn optimizer(&self) -> &AdamW {
         &self.optimizer
     }

@@ -3,13 +3,13 @@
 //! earlier checkpoint whole.
 
 use crate::common::{fixture_dir, fixture_model};
-use candle_core::{DType, Device};
+use candle_core::DType;
 use rollscope::model::{LanguageModel, LoadOptions};
 use rollscope::train::loss::ObjectiveConfig;
 use rollscope::train::optim::AdamWConfig;
 use rollscope::train::schedule::LrSchedule;
 use rollscope::train::{
-    Advantage, CheckpointMeta, GrpoBatch, GrpoConfig, GrpoSample, LoraConfig, SftExample, Trainer,
+    Advantage, CheckpointMeta, GrpoConfig, GrpoSample, LoraConfig, SftExample, Trainer,
     TrainerConfig, checkpoint_dir, latest_checkpoint, read_trainer_state,
 };
 use serde_json::json;
@@ -69,7 +69,6 @@ fn grpo_step(trainer: &mut Trainer, step: u64) -> f64 {
             advantage: Advantage::Sample(advantage),
         })
         .collect();
-    let batch = GrpoBatch::new(&samples, 0, &Device::Cpu).unwrap();
     let reference = trainer.reference_policy().unwrap();
     let config = GrpoConfig {
         objective: ObjectiveConfig {
@@ -79,9 +78,10 @@ fn grpo_step(trainer: &mut Trainer, step: u64) -> f64 {
         },
         iterations: 2,
         temperature: 0.9,
+        ..GrpoConfig::default()
     };
     let update = trainer
-        .grpo_update(&batch, Some(&reference), &config)
+        .grpo_update(&samples, Some(&reference), &config)
         .unwrap();
     update.iterations.iter().map(|i| i.loss).sum()
 }

@@ -48,6 +48,7 @@ fn config() -> GrpoConfig {
         },
         iterations: 2,
         temperature: 1.0,
+        ..GrpoConfig::default()
     }
 }
 
@@ -60,9 +61,8 @@ fn run(samples: &[GrpoSample]) -> (Vec<GrpoIteration>, Vec<f32>) {
         ..TrainerConfig::default()
     };
     let mut trainer = Trainer::new(model, trainer_config).unwrap();
-    let batch = GrpoBatch::new(samples, 0, &Device::Cpu).unwrap();
     let update = trainer
-        .grpo_update(&batch, Some(&reference_policy), &config())
+        .grpo_update(samples, Some(&reference_policy), &config())
         .unwrap();
     let (_, var) = &trainer.trainable_parameters()[0];
     let values = var.flatten_all().unwrap().to_vec1().unwrap();
@@ -146,9 +146,9 @@ fn unrecorded_behaviour_log_probs_are_the_current_policy() {
 #[test]
 fn a_kl_term_needs_a_reference() {
     let mut trainer = Trainer::new(fixture_model(), TrainerConfig::default()).unwrap();
-    let batch = GrpoBatch::new(&fixture_samples(), 0, &Device::Cpu).unwrap();
+    let samples = fixture_samples();
     let error = trainer
-        .grpo_update(&batch, None, &config())
+        .grpo_update(&samples, None, &config())
         .err()
         .unwrap()
         .to_string();
@@ -160,7 +160,7 @@ fn a_kl_term_needs_a_reference() {
         },
         ..config()
     };
-    let update = trainer.grpo_update(&batch, None, &without_kl).unwrap();
+    let update = trainer.grpo_update(&samples, None, &without_kl).unwrap();
     assert_eq!(update.iterations.len(), 2);
     assert_eq!(update.iterations[1].objective.mean_kl, 0.0);
     let bad = GrpoSample {

@@ -7,7 +7,7 @@ use rollscope::train::advantage::{AdvantageScale, group_advantages};
 use rollscope::train::loss::{LossAggregation, ObjectiveConfig};
 use rollscope::train::optim::AdamWConfig;
 use rollscope::train::{
-    Advantage, GrpoBatch, GrpoConfig, GrpoIteration, GrpoSample, Trainer, TrainerConfig,
+    Advantage, GrpoBatches, GrpoConfig, GrpoIteration, GrpoSample, Trainer, TrainerConfig,
 };
 use serde_json::Value;
 
@@ -136,7 +136,7 @@ fn two_iterations_reproduce_the_reference() {
         })
         .collect();
     let pad_id = grpo["pad_id"].as_u64().unwrap() as u32;
-    let batch = GrpoBatch::new(&samples, pad_id, &Device::Cpu).unwrap();
+    let batch = GrpoBatches::new(&samples, pad_id, &Device::Cpu, 0).unwrap();
 
     let model = fixture_model();
     let reference_policy = model.frozen_copy().unwrap();
@@ -165,6 +165,7 @@ fn two_iterations_reproduce_the_reference() {
         },
         iterations: hyper["iterations"].as_u64().unwrap() as usize,
         temperature: 1.0,
+        micro_batch_tokens: 0,
     };
     let reference_ref = Some(&reference_policy);
     let prepared = trainer
@@ -175,7 +176,7 @@ fn two_iterations_reproduce_the_reference() {
     let mut errors = Vec::new();
     for (index, expected) in want.iter().enumerate() {
         let figures = trainer.grpo_iteration(&prepared, &config).unwrap();
-        assert_eq!(figures.objective.tokens as usize, batch.policy_tokens());
+        assert_eq!(figures.objective.tokens as usize, batch.totals.tokens);
         check_iteration(&mut errors, &trainer, &figures, expected, index);
     }
     report(&errors);
