@@ -40,8 +40,10 @@
 //! **A rollout.** A [`run::RolloutJob`] (or a GRPO step) turns tasks into
 //! `agent::rollout::RolloutRequest`s. `agent::rollout::run_rollouts` drives each episode:
 //! the policy (a decode thread over a `model::Decoder`, or an HTTP endpoint) generates a
-//! turn, the chat template parses its tool calls, `agent::tools` executes them (Python in
-//! the sandbox) and their results return as observation messages (masked out of the loss);
+//! turn (a prompt the decoder has prefilled in this phase is copied, not computed again:
+//! `model::prefix_cache`), the chat template parses its tool calls, `agent::tools` executes
+//! them (Python in the sandbox) and their results return as observation messages (masked
+//! out of the loss);
 //! at the end `agent::reward` scores the outcome and `agent::prm_rule` the steps. Finished
 //! trajectories, with their token traces, are written to the store in batches.
 //!
@@ -49,9 +51,10 @@
 //! computes group-relative advantages (`train::advantage`) and calls
 //! `train::Trainer::grpo_update`: the samples cut by length into padded micro-batches
 //! (`train::GrpoBatches`), policy and reference log-probs and the clipped objective per
-//! micro-batch, normalised by the whole update, gradients summed, then one AdamW step. SFT steps call `Trainer::sft_step` on
-//! length-bucketed batches. Every step appends one metrics row to the store and to
-//! `runs/<run>/metrics.jsonl`; checkpoints (`runs/<run>/checkpoints/checkpoint-N/`) are
+//! micro-batch, normalised by the whole update, gradients summed, then one AdamW step. SFT
+//! steps call `Trainer::sft_step` on length-bucketed batches (micro-batched the same way
+//! when `sft.micro_batch_tokens` asks). Every step appends one metrics row to the store and
+//! to `runs/<run>/metrics.jsonl`; checkpoints (`runs/<run>/checkpoints/checkpoint-N/`) are
 //! written atomically, and the final policy is saved as `models/<run>`.
 //!
 //! **The badcase loop.** `run::run_loop` evaluates the starting policy on the held-out sets,
@@ -89,7 +92,8 @@
 //! reads the parent and its task, resolves the policy that wrote it (`run::fork_policy_dir`)
 //! and checks every fork's start (`agent::rollout::fork_state`) before it opens a rollout
 //! run. Each fork puts N episodes in flight from the same state (`episode::run`, the token
-//! budget counting the prefix's policy tokens); the children, scored like any rollout and
+//! budget counting the prefix's policy tokens; the decoder prefills the prefix once for
+//! all N); the children, scored like any rollout and
 //! marked with their `ForkOrigin`, are stored under the run, and the parent gets a
 //! `ForkBranch` per fork and, from every turn, `monte_carlo` step scores.
 //!

@@ -173,7 +173,7 @@ pub(super) fn taught_model(
     let mut trainer = Trainer::new(model, config)?;
     let mut perfect_in_a_row = 0;
     for step in 1..=options.teach_steps {
-        let figures = trainer.sft_step(&batches[step % batches.len()])?;
+        let figures = trainer.sft_step(&batches[step % batches.len()], 0)?;
         progress(BenchProgress::Advance(1));
         progress(BenchProgress::Relabel(format!(
             "teaching the turn (token accuracy {:.3})",
@@ -232,7 +232,7 @@ pub(super) fn run_once(
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let (local, thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+    let (local, thread) = LocalPolicy::spawn(model.sharing_decoder(), model.stop_token_ids())?;
     let policy = Policy::Local {
         policy: local,
         chat: Arc::new(model.chat.clone()),

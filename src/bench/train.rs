@@ -143,7 +143,7 @@ pub fn bench_train(
             Ok(())
         })?;
         let sft_time = timed(|| {
-            trainer.sft_step(&example_refs)?;
+            trainer.sft_step(&example_refs, 0)?;
             Ok(())
         })?;
         if run > 0 {

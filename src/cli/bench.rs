@@ -7,7 +7,7 @@ use super::bench_args::{
     FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs,
     TuiBenchArgs,
 };
-use super::bench_update::{self, UpdateBenchArgs};
+use super::bench_update::{self, PrefixBenchArgs, UpdateBenchArgs};
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
 use clap::Subcommand;
@@ -48,6 +48,9 @@ pub enum BenchCommand {
     /// A GRPO update on the rollouts a stored GRPO run trained on at one step: one padded
     /// batch against micro-batches cut by length (token budgets), as ratios.
     Update(UpdateBenchArgs),
+    /// N sampled continuations of one prompt with the decoder's prefix cache (prefilled once)
+    /// and without it, for several prompt lengths, as ratios.
+    Prefix(PrefixBenchArgs),
     /// The rollout loop's overlap of generation and tools: 64 rollouts × 4 turns ending in
     /// a 50 ms tool call, against generation alone and tools one at a time.
     Rollout(BenchRolloutArgs),
@@ -110,6 +113,12 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
             let report =
                 bench::bench_update(&store, &args.options(), &mut progress_bars(PLAIN_BARS))?;
             print(json, &report, |report| bench_update::print(args, report))
+        }
+        BenchCommand::Prefix(args) => {
+            let report = bench::bench_prefix(&args.options(), &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, |report| {
+                bench_update::print_prefix(args, report)
+            })
         }
         BenchCommand::Rollout(args) => {
             let mut progress = progress_bars(PLAIN_BARS);

@@ -1,8 +1,8 @@
-//! `rollscope bench update`: its flags and its report as text.
+//! `rollscope bench update` and `bench prefix`: their flags and their reports as text.
 
 use super::bench_args::runtime;
 use super::model::RuntimeArgs;
-use crate::bench::{UpdateBenchOptions, UpdateBenchReport};
+use crate::bench::{PrefixBenchOptions, PrefixBenchReport, UpdateBenchOptions, UpdateBenchReport};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -74,6 +74,66 @@ pub fn print(args: &UpdateBenchArgs, report: &UpdateBenchReport) {
             figure.update_ms,
             figure.ratio,
             figure.loss_relative_error
+        );
+    }
+}
+
+/// Arguments of `rollscope bench prefix`.
+#[derive(Debug, Args)]
+pub struct PrefixBenchArgs {
+    /// A model folder [default: the ~10M Qwen2 shape with random weights].
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Prompt lengths, tokens.
+    #[arg(long, value_delimiter = ',', default_values_t = [150, 600])]
+    pub prefixes: Vec<usize>,
+    /// Continuations of each prompt (a fork's N, a GRPO group's G).
+    #[arg(short = 'n', long, default_value_t = 8)]
+    pub continuations: usize,
+    /// Tokens sampled per continuation.
+    #[arg(long, default_value_t = 32)]
+    pub new_tokens: usize,
+    /// Interleaved pairs per prompt length after one warm-up.
+    #[arg(long, default_value_t = 5)]
+    pub pairs: usize,
+    /// Device and dtype.
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+impl PrefixBenchArgs {
+    /// The benchmark options these flags ask for.
+    pub fn options(&self) -> PrefixBenchOptions {
+        PrefixBenchOptions {
+            model: self.model.clone(),
+            prefixes: self.prefixes.clone(),
+            continuations: self.continuations,
+            new_tokens: self.new_tokens,
+            pairs: self.pairs,
+            runtime: runtime(&self.runtime),
+        }
+    }
+}
+
+/// The prefix report as text: one line per prompt length.
+pub fn print_prefix(args: &PrefixBenchArgs, report: &PrefixBenchReport) {
+    println!(
+        "{} continuations × {} sampled tokens of one prompt, with the prefix cache (prefilled \
+         once) and without (each prefills): medians of {} interleaved pairs",
+        report.continuations, report.new_tokens, args.pairs
+    );
+    for figure in &report.prefixes {
+        println!(
+            "  {:>5}-token prompt: {:.0} ms shared, {:.0} ms separate, {:.2}× ({})",
+            figure.prefix,
+            figure.shared_ms,
+            figure.separate_ms,
+            figure.ratio,
+            if figure.same_tokens {
+                "same tokens both ways"
+            } else {
+                "TOKENS DIFFER"
+            }
         );
     }
 }

@@ -37,7 +37,7 @@ pub struct ServeArgs {
 pub fn serve(cli: &Cli, args: &ServeArgs) -> anyhow::Result<()> {
     let dir = policy_dir(cli, args.model.as_deref().map(std::path::Path::new), None)?;
     let model = load_model(&dir, &args.runtime)?;
-    let (policy, _thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+    let (policy, _thread) = LocalPolicy::spawn(model.sharing_decoder(), model.stop_token_ids())?;
     let name = args.name.clone().unwrap_or_else(|| {
         dir.file_name().map_or_else(
             || "policy".into(),

@@ -8,6 +8,7 @@
 
 use super::error::{ModelError, Result};
 use super::network::{Network, SequenceCache};
+use super::prefix_cache::{CachedPrompt, PrefixCache};
 use super::sampling::{SampledToken, Sampler, SamplingParams};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -41,21 +42,35 @@ pub struct Decoder {
     context: usize,
     sequences: BTreeMap<SequenceId, Sequence>,
     next_id: u64,
+    prompts: PrefixCache,
 }
 
 impl Decoder {
     /// A decoder over `network` (detached: it records no gradients and sees in-place
-    /// parameter updates) with a context window of `context` tokens.
+    /// parameter updates) with a context window of `context` tokens; every sequence
+    /// prefills its own prompt.
     pub fn new(network: &Network, context: usize) -> Self {
         Self {
             network: network.detached(),
             context,
             sequences: BTreeMap::new(),
             next_id: 0,
+            prompts: PrefixCache::new(0),
         }
     }
 
-    /// Starts a sequence from `prompt` (prefilled at its first step).
+    /// The same decoder keeping prefilled prompts of `tokens` tokens in all (0: none), for
+    /// sequences that repeat one (`DEFAULT_PREFIX_CACHE_TOKENS` is a good budget). A kept
+    /// prompt is not computed again after a parameter update: use it while the weights
+    /// stay as they are.
+    pub fn with_prefix_cache(mut self, tokens: usize) -> Self {
+        self.prompts = PrefixCache::new(tokens);
+        self
+    }
+
+    /// Starts a sequence from `prompt`. A prompt the prefix cache keeps is prefilled now,
+    /// once, and every sequence with the same prompt starts from a copy of its cache;
+    /// another waits for its first step.
     pub fn add_sequence(&mut self, prompt: &[u32], sampling: SamplingParams) -> Result<SequenceId> {
         if prompt.is_empty() {
             return Err(ModelError::Request(
@@ -63,18 +78,46 @@ impl Decoder {
             ));
         }
         self.check_room(prompt.len())?;
+        let (cache, next_logits) = if self.prompts.keeps(prompt.len()) {
+            let (cache, logits) = self.prefilled(prompt)?;
+            (cache, Some(logits))
+        } else {
+            (self.network.new_cache(), None)
+        };
         let id = SequenceId(self.next_id);
         self.next_id += 1;
         self.sequences.insert(
             id,
             Sequence {
                 tokens: prompt.to_vec(),
-                cache: self.network.new_cache(),
-                next_logits: None,
+                cache,
+                next_logits,
                 sampler: Sampler::new(sampling),
             },
         );
         Ok(id)
+    }
+
+    /// A copy of `prompt`'s prefilled cache and logits, prefilling it (alone, as any prompt
+    /// is) when the cache does not hold it yet.
+    fn prefilled(&mut self, prompt: &[u32]) -> Result<(SequenceCache, Vec<f32>)> {
+        if let Some(kept) = self.prompts.get(prompt) {
+            return Ok((kept.cache.deep_copy()?, kept.logits.clone()));
+        }
+        let mut cache = self.network.new_cache();
+        let logits = self
+            .network
+            .extend(vec![(prompt, &mut cache)])?
+            .pop()
+            .ok_or_else(|| ModelError::Request("a prefill returned no logits".into()))?;
+        let copy = (cache.deep_copy()?, logits.clone());
+        self.prompts.insert(prompt, CachedPrompt { cache, logits });
+        Ok(copy)
+    }
+
+    /// Sequences that started from a prompt the prefix cache already held.
+    pub fn prefix_hits(&self) -> u64 {
+        self.prompts.hits()
     }
 
     /// A copy of `parent` (tokens, cache and pending logits) that samples with `sampling`:

@@ -250,9 +250,18 @@ impl LanguageModel {
         &self.device
     }
 
-    /// A decoder for step-level generation with this model's weights.
+    /// A decoder for step-level generation with this model's weights (it sees every update).
     pub fn decoder(&self) -> Decoder {
         Decoder::new(&self.network, self.config.max_position_embeddings)
+    }
+
+    /// A decoder that also keeps prefilled prompts (`DEFAULT_PREFIX_CACHE_TOKENS`), so the
+    /// sequences that repeat one (a GRPO group, a fork's continuations) prefill it once: for
+    /// a phase during which the weights do not change, since a kept prompt is not computed
+    /// again after an update.
+    pub fn sharing_decoder(&self) -> Decoder {
+        self.decoder()
+            .with_prefix_cache(super::prefix_cache::DEFAULT_PREFIX_CACHE_TOKENS)
     }
 
     /// Tokens that end generation: `eos_token_id` of generation_config.json and config.json,

@@ -42,6 +42,7 @@ mod linear;
 mod llama;
 mod logprobs;
 mod network;
+mod prefix_cache;
 mod pyjson;
 mod qwen;
 mod sampling;
@@ -66,6 +67,7 @@ pub use logprobs::{
     NextTokenStats, entropy, next_token_log_probs, next_token_stats, token_log_probs,
 };
 pub use network::{Network, SequenceCache};
+pub use prefix_cache::DEFAULT_PREFIX_CACHE_TOKENS;
 pub use pyjson::{DumpOptions, dumps as python_json_dumps};
 pub use qwen::{Qwen, Segment};
 pub use sampling::{SampledToken, Sampler, SamplingParams, argmax};

@@ -104,6 +104,9 @@ pub struct SftConfig {
     pub batch_size: usize,
     /// Padded tokens per optimizer step at most.
     pub batch_tokens: usize,
+    /// Token slots of one micro-batch: a step's batch is cut by length into micro-batches
+    /// whose gradients are summed (the same step, less memory); 0: the batch at once.
+    pub micro_batch_tokens: usize,
     /// Fraction of scripted demonstrations that answer directly, without the calculator
     /// (chosen per task by the run seed): a cold-start set with both styles, so that RL
     /// has a choice to learn.
@@ -145,6 +148,7 @@ impl Default for SftConfig {
             epochs: 1,
             batch_size: 16,
             batch_tokens: 8192,
+            micro_batch_tokens: 0,
             direct_answers: 0.0,
             loss_on_user: false,
             copy_drills: 0,

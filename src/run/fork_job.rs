@@ -220,7 +220,8 @@ fn build_policy(policy: JobPolicy<'_>) -> anyhow::Result<(Policy, String, Option
             (Policy::Http(http), format!("{url} ({model})"), None)
         }
         JobPolicy::Local { model, dir } => {
-            let (local, thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+            let (local, thread) =
+                LocalPolicy::spawn(model.sharing_decoder(), model.stop_token_ids())?;
             let policy = Policy::Local {
                 policy: local,
                 chat: Arc::new(model.chat.clone()),

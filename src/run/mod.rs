@@ -60,7 +60,7 @@ pub use sft_run::{resume_sft, train_sft};
 pub use sweep::{ConfigSource, Sweep, SweepPoint, run_configs};
 
 use crate::agent::rollout::{LocalPolicy, Policy};
-use crate::model::{Decoder, LanguageModel, Network};
+use crate::model::{DEFAULT_PREFIX_CACHE_TOKENS, Decoder, LanguageModel, Network};
 use crate::train::Trainer;
 use crate::trajectory::{RunStatus, Task};
 use std::path::PathBuf;
@@ -93,20 +93,20 @@ pub struct RunOutcome {
     pub eval: Option<EvalFigures>,
 }
 
-/// The local policy of a model: a decode thread over its weights (it sees every update) and
-/// its chat template. Dropping the policy ends the thread.
+/// The local policy of a model for one phase (a step's rollouts, an evaluation): a decode
+/// thread over its weights, keeping prefilled prompts for the sequences that repeat them,
+/// and its chat template. Make a new one after an update. Dropping the policy ends the thread.
 pub fn local_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
-    policy_over(model.decoder(), model)
+    policy_over(model.sharing_decoder(), model)
 }
 
 /// A local policy over a snapshot of a model's weights (later updates of the model do not
 /// reach it): the behaviour policy of asynchronous rollouts.
 pub fn snapshot_policy(model: &LanguageModel) -> anyhow::Result<Policy> {
     let network = Network::Qwen(model.frozen_copy()?);
-    policy_over(
-        Decoder::new(&network, model.config.max_position_embeddings),
-        model,
-    )
+    let decoder = Decoder::new(&network, model.config.max_position_embeddings)
+        .with_prefix_cache(DEFAULT_PREFIX_CACHE_TOKENS);
+    policy_over(decoder, model)
 }
 
 /// A decode thread over `decoder`, with the stop tokens and chat template of `model`.

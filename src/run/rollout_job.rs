@@ -111,7 +111,8 @@ pub fn run_rollout_job(
             (Policy::Http(http), format!("{url} ({model})"), None)
         }
         JobPolicy::Local { model, dir } => {
-            let (local, thread) = LocalPolicy::spawn(model.decoder(), model.stop_token_ids())?;
+            let (local, thread) =
+                LocalPolicy::spawn(model.sharing_decoder(), model.stop_token_ids())?;
             let chat = Arc::new(model.chat.clone());
             let policy = Policy::Local {
                 policy: local,

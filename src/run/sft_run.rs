@@ -125,7 +125,7 @@ impl SftRun {
             }
             let started = Instant::now();
             let examples: Vec<_> = batch.iter().map(|&i| &self.examples[i]).collect();
-            let figures = trainer.sft_step(&examples)?;
+            let figures = trainer.sft_step(&examples, config.sft.micro_batch_tokens)?;
             let seconds = started.elapsed().as_secs_f64();
             let mut values = figures.metric_values();
             values.insert(metric::EPOCH.into(), *epoch as f64 + 1.0);

@@ -1,10 +1,12 @@
 //! Supervised fine-tuning: masked next-token cross-entropy (only the tokens the policy is to
 //! produce count), averaged over the batch's trained tokens, then a clipped AdamW step.
 
+use super::bucket::micro_batches;
 use super::error::{Result, TrainError};
 use super::trainer::Trainer;
 use crate::model::{EncodedChat, Padding, Qwen, TokenBatch, token_log_probs};
 use crate::trajectory::TokenTrace;
+use candle_core::backprop::GradStore;
 use candle_core::{D, DType, Tensor};
 
 /// One training sequence with its loss mask.
@@ -91,9 +93,17 @@ pub struct SftFigures {
 struct SftForward {
     loss: Tensor,
     figures: SftFigures,
+    correct: f64,
 }
 
-fn sft_forward(policy: &Qwen, examples: &[&SftExample], pad_id: u32) -> Result<SftForward> {
+/// The masked cross-entropy of `examples` summed and divided by `total_tokens` (the trained
+/// tokens of the whole step, so micro-batches' losses add up to the step's mean).
+fn sft_forward(
+    policy: &Qwen,
+    examples: &[&SftExample],
+    pad_id: u32,
+    total_tokens: usize,
+) -> Result<SftForward> {
     if examples.is_empty() {
         return Err(TrainError::Input("an SFT batch needs examples".into()));
     }
@@ -118,40 +128,63 @@ fn sft_forward(policy: &Qwen, examples: &[&SftExample], pad_id: u32) -> Result<S
     let log_probs = token_log_probs(&logits, &targets, 1.0)?;
     let mask = Tensor::from_vec(mask, (examples.len(), columns), policy.device())?
         .to_dtype(log_probs.dtype())?;
-    let loss = ((&log_probs * &mask)?.sum_all()? * (-1.0 / tokens.max(1) as f64))?;
+    let loss = ((&log_probs * &mask)?.sum_all()? * (-1.0 / total_tokens.max(1) as f64))?;
     let hits = logits
         .argmax(D::Minus1)?
         .eq(&targets)?
         .to_dtype(mask.dtype())?;
     let correct = (hits * &mask)?.sum_all()?.to_dtype(DType::F64)?;
+    let correct = correct.to_scalar::<f64>()?;
     Ok(SftForward {
         figures: SftFigures {
             loss: loss.to_dtype(DType::F64)?.to_scalar::<f64>()?,
-            token_accuracy: correct.to_scalar::<f64>()? / tokens.max(1) as f64,
+            token_accuracy: correct / total_tokens.max(1) as f64,
             tokens,
             padded_tokens: examples.len() * len,
             ..SftFigures::default()
         },
+        correct,
         loss,
     })
 }
 
 impl Trainer {
-    /// One SFT step on a batch: masked cross-entropy, backward, clipping, AdamW.
-    pub fn sft_step(&mut self, examples: &[&SftExample]) -> Result<SftFigures> {
-        let forward = sft_forward(self.policy()?, examples, self.pad_id())?;
-        let applied = self.apply_gradients(forward.loss.backward()?)?;
+    /// One SFT step on a batch: masked cross-entropy averaged over the batch's trained
+    /// tokens, backward, clipping, AdamW. With `micro_batch_tokens` > 0 the batch is cut by
+    /// length into micro-batches of at most that many token slots whose gradients are
+    /// summed (the same step, less memory); 0 computes it at once.
+    pub fn sft_step(
+        &mut self,
+        examples: &[&SftExample],
+        micro_batch_tokens: usize,
+    ) -> Result<SftFigures> {
+        let total: usize = examples.iter().map(|e| e.trained_tokens()).sum();
+        let lengths: Vec<usize> = examples.iter().map(|e| e.len()).collect();
+        let mut sum = GradStore::default();
+        let (mut figures, mut correct) = (SftFigures::default(), 0.0);
+        for part in micro_batches(&lengths, micro_batch_tokens) {
+            let part: Vec<&SftExample> = part.iter().map(|&i| examples[i]).collect();
+            let forward = sft_forward(self.policy()?, &part, self.pad_id(), total)?;
+            figures.loss += forward.figures.loss;
+            figures.tokens += forward.figures.tokens;
+            figures.padded_tokens += forward.figures.padded_tokens;
+            correct += forward.correct;
+            self.add_gradients(&mut sum, &forward.loss.backward()?)?;
+        }
+        let applied = self.apply_gradients(sum)?;
         Ok(SftFigures {
+            token_accuracy: correct / total.max(1) as f64,
             grad_norm: applied.grad_norm,
             learning_rate: applied.learning_rate,
-            ..forward.figures
+            ..figures
         })
     }
 
     /// The SFT loss and token accuracy of a batch under the current weights, no update.
     pub fn sft_loss(&self, examples: &[&SftExample]) -> Result<SftFigures> {
         let policy = self.policy()?.detached();
-        Ok(sft_forward(&policy, examples, self.pad_id())?.figures)
+        let total = examples.iter().map(|e| e.trained_tokens()).sum();
+        Ok(sft_forward(&policy, examples, self.pad_id(), total)?.figures)
     }
 
     /// The id padding slots hold (never attended to nor trained on).

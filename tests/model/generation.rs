@@ -1,5 +1,6 @@
 //! Generation: ragged batches equal single sequences, paused sequences block nobody, sampled
-//! log-probs follow the training convention, stops and forks behave.
+//! log-probs follow the training convention, stops and forks behave, a repeated prompt is
+//! prefilled once.
 
 use crate::common::{fixture_dir, ids, load_fixture, reference, tiny_config, tiny_qwen};
 use candle_core::{DType, IndexOp};
@@ -239,6 +240,43 @@ fn forks_share_the_prefill_and_sample_independently() {
         );
     }
     assert_eq!(decoder.tokens(parent).unwrap(), prompt.as_slice());
+}
+
+#[test]
+fn a_repeated_prompt_is_prefilled_once_and_samples_what_it_samples_alone() {
+    let model = load_fixture("tiny-qwen2");
+    let prompts = prompts();
+    let mut decoder = model.sharing_decoder();
+    let mut plain = model.decoder();
+    let mut pairs = Vec::new();
+    for (index, prompt) in [&prompts[2], &prompts[1], &prompts[2], &prompts[2]]
+        .into_iter()
+        .enumerate()
+    {
+        let sampling = SamplingParams::sample(1.0, index as u64);
+        let shared = decoder.add_sequence(prompt, sampling.clone()).unwrap();
+        pairs.push((shared, plain.add_sequence(prompt, sampling).unwrap()));
+    }
+    assert_eq!(
+        decoder.prefix_hits(),
+        2,
+        "the third and fourth copy the first"
+    );
+    assert_eq!(plain.prefix_hits(), 0);
+    let (shared, separate): (Vec<_>, Vec<_>) = pairs.iter().copied().unzip();
+    for _ in 0..10 {
+        let a = decoder.step(&shared).unwrap();
+        let b = plain.step(&separate).unwrap();
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(
+                (x.token, x.logprob.to_bits()),
+                (y.token, y.logprob.to_bits())
+            );
+        }
+    }
+    for (a, b) in pairs {
+        assert_eq!(decoder.tokens(a).unwrap(), plain.tokens(b).unwrap());
+    }
 }
 
 #[test]

@@ -55,7 +55,7 @@ fn sft_step(trainer: &mut Trainer, step: u64) -> f64 {
         .map(|(ids, mask)| SftExample::new(ids, mask).unwrap())
         .collect();
     let rows: Vec<&SftExample> = examples.iter().collect();
-    trainer.sft_step(&rows).unwrap().loss
+    trainer.sft_step(&rows, 0).unwrap().loss
 }
 
 fn grpo_step(trainer: &mut Trainer, step: u64) -> f64 {

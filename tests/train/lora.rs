@@ -106,7 +106,7 @@ fn only_adapters_get_gradients_and_change() {
     let example = SftExample::new((3..40).collect(), vec![1; 37]).unwrap();
     let a_before: Vec<f32> = adapters[0].1.flatten_all().unwrap().to_vec1().unwrap();
     for _ in 0..2 {
-        trainer.sft_step(&[&example]).unwrap();
+        trainer.sft_step(&[&example], 0).unwrap();
     }
     for ((name, before), (_, var)) in base_before.iter().zip(trainer.model().named_parameters()) {
         let after: Vec<f32> = var.flatten_all().unwrap().to_vec1().unwrap();

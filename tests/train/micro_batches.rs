@@ -1,6 +1,6 @@
-//! A GRPO update cut by length into micro-batches equals the update as one batch: the
-//! loss, every gradient and the figures, for every loss aggregation, in f64 on the fixture
-//! models (Qwen2 and Qwen3).
+//! A GRPO update cut by length into micro-batches equals the update as one batch (the loss,
+//! every gradient and the figures, for every loss aggregation, in f64 on the fixture models,
+//! Qwen2 and Qwen3), and so does an SFT step.
 
 use crate::common::fixture_dir;
 use candle_core::{DType, Device};
@@ -9,7 +9,8 @@ use rand::{Rng, SeedableRng};
 use rollscope::model::{LanguageModel, LoadOptions, Padding, TokenBatch, next_token_log_probs};
 use rollscope::train::loss::{LossAggregation, ObjectiveConfig};
 use rollscope::train::{
-    Advantage, GrpoBatches, GrpoConfig, GrpoIteration, GrpoSample, Trainer, TrainerConfig,
+    Advantage, GrpoBatches, GrpoConfig, GrpoIteration, GrpoSample, SftExample, Trainer,
+    TrainerConfig,
 };
 use std::path::Path;
 
@@ -182,4 +183,44 @@ fn micro_batches_give_the_one_batch_loss_and_gradients_in_every_mode() {
             }
         }
     }
+}
+
+#[test]
+fn an_sft_step_in_micro_batches_is_the_step_at_once() {
+    let dir = fixture_dir();
+    let step = |micro_batch_tokens: usize| {
+        let mut trainer = Trainer::new(model_in_f64(&dir), TrainerConfig::default()).unwrap();
+        let examples: Vec<SftExample> = ragged_samples(&trainer)
+            .into_iter()
+            .map(|sample| SftExample::new(sample.token_ids, sample.loss_mask).unwrap())
+            .collect();
+        let refs: Vec<&SftExample> = examples.iter().collect();
+        let figures = trainer.sft_step(&refs, micro_batch_tokens).unwrap();
+        let parameters: Vec<f64> = trainer
+            .trainable_parameters()
+            .iter()
+            .flat_map(|(_, var)| var.flatten_all().unwrap().to_vec1::<f64>().unwrap())
+            .collect();
+        (figures, parameters)
+    };
+    let (whole, whole_parameters) = step(0);
+    let (parts, part_parameters) = step(48);
+    assert!(
+        parts.padded_tokens < whole.padded_tokens,
+        "{parts:?} vs {whole:?}"
+    );
+    assert_eq!(parts.tokens, whole.tokens);
+    for (name, got, want) in [
+        ("loss", parts.loss, whole.loss),
+        ("token accuracy", parts.token_accuracy, whole.token_accuracy),
+        ("grad norm", parts.grad_norm, whole.grad_norm),
+    ] {
+        assert!(relative(got, want) <= 1e-6, "{name}: {got} vs {want}");
+    }
+    let worst = part_parameters
+        .iter()
+        .zip(&whole_parameters)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(worst <= 1e-9, "parameters differ by {worst:e}");
 }

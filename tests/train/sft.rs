@@ -75,7 +75,7 @@ fn sft_learns_scripted_calculator_conversations() {
                 break;
             }
             let rows: Vec<&SftExample> = batch.iter().map(|&i| &examples[i]).collect();
-            let figures = trainer.sft_step(&rows).unwrap();
+            let figures = trainer.sft_step(&rows, 0).unwrap();
             assert!(figures.loss.is_finite() && figures.grad_norm > 0.0);
             rates.push(figures.learning_rate);
         }
