@@ -135,7 +135,7 @@ pub enum Command {
     /// Per-token log-probs of each trajectory's policy tokens under a model, as JSONL.
     Score(score::ScoreArgs),
     /// Measure speed and memory: `bench store`, `bench model`, `bench train`, `bench grpo`,
-    /// `bench update`, `bench rollout`, `bench tui`, `bench export`.
+    /// `bench update`, `bench prefix`, `bench rollout`, `bench tui`, `bench export`.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Call a tool by hand (calculator, python, search, or a session `[[tools]]` entry).
