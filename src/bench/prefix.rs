@@ -3,6 +3,7 @@
 //! copied) and without it (each continuation prefills its own), in interleaved pairs; the
 //! sampled tokens must be the same both ways.
 
+use super::search;
 use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::{DEFAULT_PREFIX_CACHE_TOKENS, Decoder, LanguageModel, SamplingParams};
@@ -92,12 +93,11 @@ pub fn bench_prefix(
                 progress(BenchProgress::Advance(1));
             }
         }
-        ratios.sort_by(f64::total_cmp);
         figures.push(PrefixFigure {
             prefix,
             shared_ms: median(&shared, |t| t.wall) * 1e3,
             separate_ms: median(&separate, |t| t.wall) * 1e3,
-            ratio: ratios[ratios.len() / 2],
+            ratio: search::median(&mut ratios),
             same_tokens,
         });
     }

@@ -3,12 +3,13 @@
 //! micro-batches of several token budgets, in interleaved rounds; medians and the median of
 //! the per-round ratios to the one-batch update.
 
-use super::steps::{Timing, timed};
+use super::search;
+use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, load_model, one_update};
-use crate::store::{Filter, Store};
+use crate::store::{Filter, Query, SortKey, Store};
 use crate::train::{
-    Advantage, GrpoBatches, GrpoConfig, GrpoSample, Trainer, TrainerConfig, micro_batches,
-    padding_share,
+    Advantage, GrpoConfig, GrpoSample, Trainer, TrainerConfig, micro_batches, padding_share,
+    token_slots,
 };
 use anyhow::Context;
 use serde::Serialize;
@@ -132,24 +133,23 @@ pub fn bench_update(
         .iter()
         .enumerate()
         .map(|(k, &budget)| {
-            let batches = GrpoBatches::new(&samples, 0, &candle_core::Device::Cpu, budget)?;
             let parts = micro_batches(&lengths, budget);
-            let ratios: Vec<f64> = times[k]
+            let mut ratios: Vec<f64> = times[k]
                 .iter()
                 .zip(&times[0])
                 .map(|(t, one)| t.wall / one.wall.max(1e-12))
                 .collect();
-            Ok(BudgetFigure {
+            BudgetFigure {
                 budget,
-                micro_batches: batches.micro.len(),
-                token_slots: batches.token_slots(),
+                micro_batches: parts.len(),
+                token_slots: token_slots(&lengths, &parts),
                 padding: padding_share(&lengths, &parts),
-                update_ms: median_of(times[k].iter().map(|t| t.wall * 1e3).collect()),
-                ratio: median_of(ratios),
+                update_ms: median(&times[k], |t| t.wall) * 1e3,
+                ratio: search::median(&mut ratios),
                 loss_relative_error: (losses[k] - losses[0]).abs() / losses[0].abs().max(1e-12),
-            })
+            }
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect();
     let mut sorted = lengths.clone();
     sorted.sort_unstable();
     Ok(UpdateBenchReport {
@@ -165,26 +165,21 @@ pub fn bench_update(
     })
 }
 
-fn median_of(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 /// The newest step of `run` with stored rollouts.
 fn last_step(store: &Store, run: &str) -> anyhow::Result<u64> {
-    let filter = Filter {
-        run: Some(run.to_string()),
-        ..Filter::default()
-    };
-    let newest = store.ids(&filter)?.into_iter().filter_map(|id| {
-        store
-            .summary_of(id)
-            .ok()
-            .flatten()
-            .and_then(|summary| summary.step)
-    });
+    let newest = store.query(&Query {
+        filter: Filter {
+            run: Some(run.to_string()),
+            ..Filter::default()
+        },
+        sort: SortKey::Step,
+        descending: true,
+        limit: Some(1),
+        ..Query::default()
+    })?;
     newest
-        .max()
+        .first()
+        .and_then(|summary| summary.step)
         .with_context(|| format!("run {run} has no stored rollouts"))
 }
 

@@ -71,14 +71,18 @@ fn cut(order: &[usize], lengths: &[usize], limits: BatchLimits) -> Vec<Vec<usize
     batches
 }
 
+/// Token slots `batches` compute, padding included (each batch: samples × its longest).
+pub fn token_slots(lengths: &[usize], batches: &[Vec<usize>]) -> usize {
+    batches
+        .iter()
+        .map(|batch| batch.len() * batch.iter().map(|&i| lengths[i]).max().unwrap_or(0))
+        .sum()
+}
+
 /// The share of token slots that are padding when `lengths` are batched as `batches`.
 pub fn padding_share(lengths: &[usize], batches: &[Vec<usize>]) -> f64 {
-    let (mut real, mut slots) = (0usize, 0usize);
-    for batch in batches {
-        let longest = batch.iter().map(|&i| lengths[i]).max().unwrap_or(0);
-        real += batch.iter().map(|&i| lengths[i]).sum::<usize>();
-        slots += longest * batch.len();
-    }
+    let slots = token_slots(lengths, batches);
+    let real: usize = batches.iter().flatten().map(|&i| lengths[i]).sum();
     if slots == 0 {
         0.0
     } else {
