@@ -4,7 +4,7 @@
 //! engine says the store changed, p50/p95, for lines and for whole files.
 
 use super::BenchProgress;
-use super::search::percentile;
+use super::quantiles::percentile;
 use crate::engine::{Engine, EngineConfig, Update};
 use crate::session::SessionPaths;
 use crate::store::{Filter, ServerLauncher, Store};

@@ -4,6 +4,7 @@
 //! AdamW. With a TRL Python, TRL runs the same configuration right after
 //! (`examples/bench_trl_grpo.py`) and both figures are reported side by side.
 
+use super::quantiles;
 use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::SamplingParams;
@@ -113,8 +114,7 @@ pub fn bench_grpo(
     let cpu = median(&totals, |t| t.cpu) * 1e3;
     let middle = |pick: fn(&StepTimes) -> f64| {
         let mut values: Vec<f64> = steps.iter().map(pick).collect();
-        values.sort_by(f64::total_cmp);
-        values[values.len() / 2] * 1e3
+        quantiles::median(&mut values) * 1e3
     };
     let trl = match &options.trl {
         Some(python) => Some(run_trl(python, options.steps + 1, progress)?),

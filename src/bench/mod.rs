@@ -8,6 +8,7 @@ pub mod grpo;
 pub mod import;
 pub mod model;
 pub mod prefix;
+pub mod quantiles;
 pub mod rollout;
 mod rollout_run;
 pub mod search;

@@ -3,7 +3,7 @@
 //! copied) and without it (each continuation prefills its own), in interleaved pairs; the
 //! sampled tokens must be the same both ways.
 
-use super::search;
+use super::quantiles;
 use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
 use crate::model::{DEFAULT_PREFIX_CACHE_TOKENS, Decoder, LanguageModel, SamplingParams};
@@ -97,7 +97,7 @@ pub fn bench_prefix(
             prefix,
             shared_ms: median(&shared, |t| t.wall) * 1e3,
             separate_ms: median(&separate, |t| t.wall) * 1e3,
-            ratio: search::median(&mut ratios),
+            ratio: quantiles::median(&mut ratios),
             same_tokens,
         });
     }

@@ -3,6 +3,7 @@
 //! index in step costs an import (interleaved pairs, the median of the on/off ratios).
 
 use super::BenchProgress;
+use super::quantiles::{median, percentile};
 use super::store::{StoreBenchOptions, write_synthetic};
 use crate::formats::ImportOptions;
 use crate::ingest;
@@ -176,24 +177,6 @@ fn time_query(
     })
 }
 
-/// The value at a quantile of sorted values (nearest rank).
-pub(super) fn percentile(sorted: &[f64], quantile: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = (quantile * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-pub(super) fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => values[n / 2],
-        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,13 +205,5 @@ mod tests {
             (1, 1)
         );
         assert!(report.import_cost_ratio > 0.0);
-    }
-
-    #[test]
-    fn percentiles_take_the_nearest_rank() {
-        let sorted: Vec<f64> = (1..=20).map(f64::from).collect();
-        assert_eq!(percentile(&sorted, 0.5), 10.0);
-        assert_eq!(percentile(&sorted, 0.95), 19.0);
-        assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 2.5);
     }
 }

@@ -4,7 +4,7 @@
 //! (p50/p95), and the server's memory; then, when asked, the soak (`session_soak`).
 
 use super::BenchProgress;
-use super::search::{median, percentile};
+use super::quantiles::{median, percentile};
 use crate::engine::{Engine, EngineConfig, Update};
 use crate::store::{Filter, Query, ServerLauncher, Store};
 use crate::synthetic::{self, SyntheticSpec};

@@ -4,7 +4,7 @@
 //! rollouts are counted, and the server's memory is reported as it went.
 
 use super::BenchProgress;
-use super::search::percentile;
+use super::quantiles::percentile;
 use crate::engine::{ComputeDevice, JobLauncher, Start};
 use crate::model::LoadOptions;
 use crate::model::embedded::{EmbeddedSpec, init_folder};

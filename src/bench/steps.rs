@@ -20,8 +20,7 @@ pub struct Timing {
 /// The median of one figure of the runs.
 pub fn median(runs: &[Timing], figure: impl Fn(&Timing) -> f64) -> f64 {
     let mut values: Vec<f64> = runs.iter().map(figure).collect();
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    super::quantiles::median(&mut values)
 }
 
 /// CPU seconds used by this process so far.

@@ -3,7 +3,7 @@
 //! micro-batches of several token budgets, in interleaved rounds; medians and the median of
 //! the per-round ratios to the one-batch update.
 
-use super::search;
+use super::quantiles;
 use super::steps::{Timing, median, timed};
 use super::{BenchProgress, Runtime, load_model, one_update};
 use crate::store::{Filter, Query, SortKey, Store};
@@ -145,7 +145,7 @@ pub fn bench_update(
                 token_slots: token_slots(&lengths, &parts),
                 padding: padding_share(&lengths, &parts),
                 update_ms: median(&times[k], |t| t.wall) * 1e3,
-                ratio: search::median(&mut ratios),
+                ratio: quantiles::median(&mut ratios),
                 loss_relative_error: (losses[k] - losses[0]).abs() / losses[0].abs().max(1e-12),
             }
         })
