@@ -108,7 +108,8 @@ pub struct SessionConfig {
     pub keymap: Option<PathBuf>,
     /// The current policy: a model folder (default: the session's newest policy version).
     pub model: Option<PathBuf>,
-    /// Who annotations are attributed to (default: `$USER`).
+    /// Who annotations are attributed to (default: `$USER`, else the system's name for the
+    /// user; see `SessionConfig::author`).
     pub annotator: Option<String>,
     /// Weights of the built-in outcome reward components (`[reward]`).
     pub reward: RewardConfig,
@@ -121,6 +122,16 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
+    /// Who this process's labels are attributed to: the session's `annotator`, else a
+    /// non-empty `$USER` or `$LOGNAME`, else the system's name for the user running it.
+    pub fn author(&self) -> Option<String> {
+        let named = |value: Option<String>| value.filter(|name| !name.trim().is_empty());
+        named(self.annotator.clone())
+            .or_else(|| named(std::env::var("USER").ok()))
+            .or_else(|| named(std::env::var("LOGNAME").ok()))
+            .or_else(system_user_name)
+    }
+
     /// Reads a config file; a missing file gives the defaults, a bad one names the line and
     /// the key (with the one probably meant).
     pub fn load(path: &Path) -> anyhow::Result<Self> {
@@ -138,6 +149,31 @@ impl SessionConfig {
             &path.display().to_string(),
         )?)
     }
+}
+
+/// The name the password database gives the user running this process.
+fn system_user_name() -> Option<String> {
+    let mut entry = std::mem::MaybeUninit::<libc::passwd>::uninit();
+    let mut buffer = vec![0 as libc::c_char; 4096];
+    let mut found: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is to memory this function owns, sized as passed; on success
+    // `found` points at `entry`, whose `pw_name` points into `buffer`, both alive here.
+    let status = unsafe {
+        libc::getpwuid_r(
+            libc::getuid(),
+            entry.as_mut_ptr(),
+            buffer.as_mut_ptr(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    if status != 0 || found.is_null() {
+        return None;
+    }
+    // SAFETY: `found` is non-null, so `entry` was filled and `pw_name` is a C string in
+    // `buffer`.
+    let name = unsafe { std::ffi::CStr::from_ptr((*found).pw_name) };
+    Some(name.to_string_lossy().into_owned()).filter(|name| !name.is_empty())
 }
 
 #[cfg(test)]

@@ -105,6 +105,53 @@ pub fn utc_minute(millis: i64) -> String {
     })
 }
 
+/// A piece of a model's text: reasoning (inside `<think>…</think>`) or the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextPart<'a> {
+    /// Whether it is reasoning.
+    pub reasoning: bool,
+    /// The text, without the tags.
+    pub text: &'a str,
+}
+
+/// Splits a model's text into reasoning and the rest, as Qwen3 and DeepSeek-R1 write it: each
+/// `<think>…</think>` block is reasoning, an unclosed `<think>` runs to the end, and text
+/// before a `</think>` with no opening tag (a template that put `<think>` in the prompt) is
+/// reasoning too. Empty parts are left out.
+pub fn reasoning_parts(text: &str) -> Vec<TextPart<'_>> {
+    const OPEN: &str = "<think>";
+    const CLOSE: &str = "</think>";
+    fn push<'a>(parts: &mut Vec<TextPart<'a>>, reasoning: bool, text: &'a str) {
+        if !text.trim().is_empty() {
+            parts.push(TextPart { reasoning, text });
+        }
+    }
+    let mut parts = Vec::new();
+    let mut rest = text;
+    if let Some(close) = rest.find(CLOSE)
+        && rest.find(OPEN).is_none_or(|open| open > close)
+    {
+        push(&mut parts, true, &rest[..close]);
+        rest = &rest[close + CLOSE.len()..];
+    }
+    while let Some(open) = rest.find(OPEN) {
+        push(&mut parts, false, &rest[..open]);
+        let inside = &rest[open + OPEN.len()..];
+        match inside.find(CLOSE) {
+            Some(close) => {
+                push(&mut parts, true, &inside[..close]);
+                rest = &inside[close + CLOSE.len()..];
+            }
+            None => {
+                push(&mut parts, true, inside);
+                rest = "";
+            }
+        }
+    }
+    push(&mut parts, false, rest);
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +175,30 @@ mod tests {
         assert_eq!(inert("plain\nline"), "plain\nline");
         assert_eq!(inert("\u{1b}[31mred\u{7}"), "␛[31mred␇");
         assert_eq!(inert("a\u{9b}b"), "a�b");
+    }
+
+    #[test]
+    fn reasoning_is_found_in_think_blocks_open_ends_and_before_a_lone_closing_tag() {
+        let parts = |text| {
+            reasoning_parts(text)
+                .into_iter()
+                .map(|part| (part.reasoning, part.text))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            parts("<think>add them</think>\nThe sum is 5."),
+            vec![(true, "add them"), (false, "\nThe sum is 5.")]
+        );
+        assert_eq!(
+            parts("plan</think>answer"),
+            vec![(true, "plan"), (false, "answer")]
+        );
+        assert_eq!(
+            parts("a <think>one</think> b <think>two"),
+            vec![(false, "a "), (true, "one"), (false, " b "), (true, "two")]
+        );
+        assert_eq!(parts("<think>\n\n</think>\n\nHi"), vec![(false, "\n\nHi")]);
+        assert_eq!(parts("no tags"), vec![(false, "no tags")]);
     }
 
     #[test]

@@ -90,16 +90,21 @@ fn import_list_show_label_export_round_trip() {
         "{shown}"
     );
 
-    let labelled = stdout(rollscope(&sessions).args([
-        "label",
-        short,
-        "--turn",
-        "2",
-        "--kind",
-        "calculation",
-        "--note",
-        "used 52",
-    ]));
+    let labelled = stdout(
+        rollscope(&sessions)
+            .args([
+                "label",
+                short,
+                "--turn",
+                "2",
+                "--kind",
+                "calculation",
+                "--note",
+                "used 52",
+            ])
+            .env("USER", "")
+            .env("LOGNAME", ""),
+    );
     assert!(labelled.contains("calculation"), "{labelled}");
     let queue: Vec<serde_json::Value> = serde_json::from_str(&stdout(rollscope(&sessions).args([
         "--json",
@@ -126,6 +131,18 @@ fn import_list_show_label_export_round_trip() {
         .find(|t| t.id == target.id)
         .unwrap();
     assert_eq!(again.labels.len(), target.labels.len() + 1);
+    let system_user = std::process::Command::new("id").arg("-un").output().unwrap();
+    let system_user = String::from_utf8(system_user.stdout).unwrap();
+    let added = again
+        .labels
+        .iter()
+        .find(|label| label.note.as_deref() == Some("used 52"))
+        .unwrap();
+    assert_eq!(
+        added.author.as_deref(),
+        Some(system_user.trim()),
+        "an empty $USER falls back to the system's user name"
+    );
     assert_eq!(again.token_trace, target.token_trace);
 
     let second = tempfile::tempdir().unwrap();

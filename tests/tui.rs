@@ -18,6 +18,8 @@ mod engine;
 mod engine_runs;
 #[path = "tui/reading.rs"]
 mod reading;
+#[path = "tui/remembered.rs"]
+mod remembered;
 #[path = "tui/robust.rs"]
 mod robust;
 #[path = "tui/run_charts.rs"]
@@ -28,6 +30,8 @@ mod search;
 mod settings;
 #[path = "tui/snapshots.rs"]
 mod snapshots;
+#[path = "tui/step_cursor.rs"]
+mod step_cursor;
 #[path = "tui/update_annotate.rs"]
 mod update_annotate;
 #[path = "tui/update_disagree.rs"]

@@ -285,11 +285,7 @@ pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
     let id = store.resolve(&args.id)?;
     let step = args.turn - 1;
-    let author = cli
-        .session_paths()?
-        .load_config()?
-        .annotator
-        .or_else(|| std::env::var("USER").ok());
+    let author = cli.session_paths()?.load_config()?.author();
     let saved = if args.remove {
         store.remove_labels(id, step, Some(args.kind), author.as_deref())?
     } else {

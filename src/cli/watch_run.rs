@@ -3,7 +3,7 @@
 //! status as it changes, until the run ends.
 
 use super::Cli;
-use crate::run::observed;
+use crate::run::{observed, step_rollouts};
 use crate::store::{Filter, Outcome, Store};
 use crate::trajectory::{MetricsRow, RunStatus};
 use std::time::Duration;
@@ -63,14 +63,13 @@ pub fn follow_session_run(
 /// words: `16 rollouts by policy version 2, 9 pass`; `None` when it has none (an SFT run,
 /// the evaluation before the first step).
 fn rollouts_of(store: &Store, run: &str, step: u64) -> anyhow::Result<Option<String>> {
-    let Some(version) = step.checked_sub(1) else {
+    let Some(behind) = step_rollouts(run, step) else {
         return Ok(None);
     };
+    let version = behind.step.unwrap_or_default();
     let filter = |outcome| Filter {
-        run: Some(run.to_string()),
-        step: Some(version),
         outcome,
-        ..Filter::default()
+        ..behind.clone()
     };
     let all = store.count(&filter(None))?;
     if all == 0 {

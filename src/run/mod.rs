@@ -61,6 +61,7 @@ pub use sweep::{ConfigSource, Sweep, SweepPoint, run_configs};
 
 use crate::agent::rollout::{LocalPolicy, Policy};
 use crate::model::{DEFAULT_PREFIX_CACHE_TOKENS, Decoder, LanguageModel, Network};
+use crate::store::Filter;
 use crate::train::Trainer;
 use crate::trajectory::{RunStatus, Task};
 use std::path::PathBuf;
@@ -77,6 +78,17 @@ pub const SFT_MIXED_PRESET: &str = include_str!("../../examples/sft-mixed.toml")
 pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
 /// The badcase loop's preset (`examples/loop-tiny.toml`), what `rollscope loop` runs.
 pub const LOOP_PRESET: &str = include_str!("../../examples/loop-tiny.toml");
+
+/// The rollouts behind metrics row `step` of `run`: those policy version `step − 1` sampled
+/// (a GRPO step rolls out with the policy before its update); `None` for step 0, which has
+/// none.
+pub fn step_rollouts(run: &str, step: u64) -> Option<Filter> {
+    Some(Filter {
+        run: Some(run.to_string()),
+        step: Some(step.checked_sub(1)?),
+        ..Filter::default()
+    })
+}
 
 /// How a run ended.
 #[derive(Clone, Debug)]

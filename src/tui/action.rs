@@ -78,6 +78,8 @@ pub enum Action {
     Tokens,
     /// In the token view, shade by entropy instead of log-prob and back.
     Entropy,
+    /// In the trajectory view, show reasoning blocks whole, or folded to a line again.
+    Fold,
     /// In the group view, pin the selected sample as the left side of the diff.
     Pin,
     /// In the group view, diff against the task's reference solution and back.
@@ -157,6 +159,7 @@ impl Action {
             Self::Unlabelled => "unlabelled only",
             Self::Tokens => "tokens",
             Self::Entropy => "log-prob/entropy",
+            Self::Fold => "fold reasoning",
             Self::Pin => "pin for diff",
             Self::Reference => "diff vs reference",
             Self::LabelCalculation => "calculation",

@@ -4,8 +4,9 @@
 
 use super::fork_lines;
 use super::highlight::{Highlighter, Language};
-use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose};
+use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose, reasoning};
 use crate::engine::LoadedTrajectory;
+use crate::text::reasoning_parts;
 use crate::trajectory::{Message, Role, ToolCall, Trajectory};
 use serde_json::Value;
 
@@ -58,15 +59,19 @@ pub fn sections(
         if !blind && first_of_message && fork_lines::sampled_from(trajectory, location.message) {
             lines.push(vec![piece(Tone::Warn, "── sampled again from here ──")]);
         }
-        if first_of_message && let Some(reasoning) = &message.reasoning {
-            lines.push(vec![piece(Tone::Accent, "reasoning")]);
-            lines.extend(paragraph(Tone::Muted, reasoning));
-            lines.push(Vec::new());
-        }
         let mut lines = prose(lines);
-        let text = message.span_text(location.span);
-        if !text.is_empty() {
-            lines.extend(prose(paragraph(Tone::Text, text)));
+        if first_of_message && let Some(kept) = &message.reasoning {
+            lines.extend(reasoning(paragraph(Tone::Muted, kept)));
+        }
+        for (index, part) in reasoning_parts(message.span_text(location.span))
+            .into_iter()
+            .enumerate()
+        {
+            match part.reasoning {
+                true => lines.extend(reasoning(paragraph(Tone::Muted, part.text.trim()))),
+                false if index == 0 => lines.extend(prose(paragraph(Tone::Text, part.text))),
+                false => lines.extend(prose(paragraph(Tone::Text, part.text.trim_start()))),
+            }
         }
         if last_of_message {
             for call in &message.tool_calls {
@@ -96,6 +101,48 @@ pub fn sections(
         lines: prose(outcome),
     });
     sections
+}
+
+/// A section's lines with each run of reasoning lines folded to one marker line, unless
+/// `unfolded` or the run holds a search hit; unfolded runs get a heading.
+pub fn fold_reasoning(lines: &[TextLine], unfolded: bool) -> Vec<TextLine> {
+    let mut shown = Vec::with_capacity(lines.len());
+    let mut index = 0;
+    while index < lines.len() {
+        if !lines[index].reasoning {
+            shown.push(lines[index].clone());
+            index += 1;
+            continue;
+        }
+        let end = lines[index..]
+            .iter()
+            .position(|line| !line.reasoning)
+            .map_or(lines.len(), |offset| index + offset);
+        let block = &lines[index..end];
+        let hit = block
+            .iter()
+            .any(|line| line.pieces.iter().any(|piece| piece.tone == Tone::Hit));
+        let words: usize = block
+            .iter()
+            .flat_map(|line| &line.pieces)
+            .map(|piece| piece.text.split_whitespace().count())
+            .sum();
+        if unfolded || hit {
+            shown.extend(prose(vec![vec![
+                piece(Tone::Accent, "▾ reasoning"),
+                piece(Tone::Muted, &format!(" · {words} words")),
+            ]]));
+            shown.extend(block.iter().cloned());
+            shown.extend(prose(vec![Vec::new()]));
+        } else {
+            shown.extend(prose(vec![vec![
+                piece(Tone::Accent, "▸ reasoning"),
+                piece(Tone::Muted, &format!(" · {words} words folded")),
+            ]]));
+        }
+        index = end;
+    }
+    shown
 }
 
 fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {

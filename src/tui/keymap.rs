@@ -167,6 +167,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Unlabelled, &["U"]),
     (Action::Tokens, &["t"]),
     (Action::Entropy, &["e"]),
+    (Action::Fold, &["z"]),
     (Action::Pin, &["space"]),
     (Action::Reference, &["r"]),
     (Action::LabelCalculation, &["1"]),

@@ -13,6 +13,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod launch_form;
 pub mod layout;
+pub mod memory;
 pub mod outcome;
 pub mod prompt;
 pub mod rich;

@@ -93,6 +93,9 @@ pub struct TextLine {
     pub pieces: RichLine,
     /// Code or JSON: kept whole and scrolled sideways; prose wraps at spaces.
     pub code: bool,
+    /// The policy's reasoning (`<think>…</think>`, `reasoning_content`): folded unless the
+    /// user unfolds it.
+    pub reasoning: bool,
 }
 
 /// Lines of prose, wrapped to the view.
@@ -102,6 +105,19 @@ pub fn prose(lines: Vec<RichLine>) -> Vec<TextLine> {
         .map(|pieces| TextLine {
             pieces,
             code: false,
+            reasoning: false,
+        })
+        .collect()
+}
+
+/// Lines of the policy's reasoning: prose, folded until unfolded.
+pub fn reasoning(lines: Vec<RichLine>) -> Vec<TextLine> {
+    lines
+        .into_iter()
+        .map(|pieces| TextLine {
+            pieces,
+            code: false,
+            reasoning: true,
         })
         .collect()
 }
@@ -110,7 +126,11 @@ pub fn prose(lines: Vec<RichLine>) -> Vec<TextLine> {
 pub fn code(lines: Vec<RichLine>) -> Vec<TextLine> {
     lines
         .into_iter()
-        .map(|pieces| TextLine { pieces, code: true })
+        .map(|pieces| TextLine {
+            pieces,
+            code: true,
+            reasoning: false,
+        })
         .collect()
 }
 

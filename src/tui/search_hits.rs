@@ -122,6 +122,7 @@ mod tests {
             lines: vec![TextLine {
                 pieces: vec![part(Tone::Text, "Final Answer: 241, answers 2410")],
                 code: false,
+                reasoning: false,
             }],
         }];
         let marked = mark(&mut sections, &["answer".into(), "241".into()]);

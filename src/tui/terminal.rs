@@ -3,6 +3,7 @@
 
 use super::app::{App, AppConfig, Msg};
 use super::keymap::Keymap;
+use super::memory::Remembered;
 use super::theme::{BUILT_IN, Theme};
 use super::view;
 use crate::engine::{Activity, ComputeDevice, Engine, EngineConfig, JobLauncher};
@@ -55,8 +56,16 @@ pub fn run(
     let session = paths.load_config()?;
     let mut config = session_app_config(paths, Rect::default())?;
     config.blind = blind;
-    let annotator = session.annotator.or_else(|| std::env::var("USER").ok());
+    let annotator = session.author();
     config.annotator = annotator.clone();
+    let memory = (!blind).then(|| Remembered::path(&paths.dir, annotator.as_deref()));
+    let mut notice = notice;
+    if let Some(path) = &memory {
+        match Remembered::load(path) {
+            Ok(remembered) => config.remembered = remembered,
+            Err(error) => notice = Some(format!("{error:#}; starting from the whole list")),
+        }
+    }
     let engine_config = EngineConfig {
         annotator,
         session: Some(paths.clone()),
@@ -87,6 +96,11 @@ pub fn run(
     ratatui::restore();
     engine.shutdown();
     if let Ok(app) = &result {
+        if let Some(path) = &memory
+            && let Err(error) = Remembered::of(app).save(path)
+        {
+            eprintln!("the view is not remembered for the next start: {error:#}");
+        }
         say_what_trains(app);
     }
     result.map(|_| ())

@@ -273,3 +273,42 @@ fn the_group_diff_scrolls_sideways_with_h_and_l() {
     state.on_action(Action::PageDown, 1);
     assert_eq!(state.scroll, 1, "page keys still scroll down");
 }
+
+#[test]
+fn reasoning_is_folded_to_a_line_and_z_shows_it_whole() {
+    let mut thinking = Message::assistant(
+        "<think>First I add seven and five, then check the carry.</think>\nThe sum is 12.",
+    );
+    thinking.reasoning = Some("kept apart by the server: twelve".into());
+    let mut trajectory = Trajectory::new(
+        TrajectoryId(0x78),
+        vec![Message::system("sys"), Message::user("7 + 5?"), thinking],
+    );
+    trajectory.reward = Some(Reward::scalar(1.0));
+    let mut app = opened(trajectory, 120, 30);
+    let screen = render(&app);
+    assert!(screen.contains("The sum is 12."), "{screen}");
+    assert!(
+        !screen.contains("<think>") && !screen.contains("carry"),
+        "{screen}"
+    );
+    assert!(!screen.contains("kept apart"), "{screen}");
+    assert_eq!(
+        screen.matches("▸ reasoning").count(),
+        1,
+        "the kept reasoning and the <think> block are one block\n{screen}"
+    );
+    assert!(screen.contains("16 words folded"), "{screen}");
+    assert!(screen.contains("z unfold"), "{screen}");
+    act(&mut app, &[Action::Fold]);
+    let screen = render(&app);
+    assert!(screen.contains("then check the carry."), "{screen}");
+    assert!(
+        screen.contains("kept apart by the server: twelve"),
+        "{screen}"
+    );
+    assert_eq!(screen.matches("▾ reasoning").count(), 1, "{screen}");
+    assert!(screen.contains("The sum is 12."), "{screen}");
+    act(&mut app, &[Action::Fold]);
+    assert!(!render(&app).contains("carry"));
+}

@@ -294,6 +294,16 @@ fn roles_reach_the_screen_in_the_theme_colours() {
     answer_preview(&mut app, &pruned);
     let kind = trajectory(failed).labels[0].kind.to_string();
     let style = style_of(&app, &format!("{kind} "));
+    assert_eq!(
+        (style.fg, style.bg),
+        (Some(theme.selection_fg), Some(theme.selection_bg)),
+        "the selected row reads in the selection's colours"
+    );
+    assert!(style.add_modifier.contains(Modifier::BOLD));
+    let commands = act(&mut app, &[Action::Down]);
+    let pruned = app.prune(commands);
+    answer_preview(&mut app, &pruned);
+    let style = style_of(&app, &format!("{kind} "));
     assert_eq!(style.fg, Some(theme.confirmed));
     assert!(
         style.add_modifier.contains(Modifier::BOLD),

@@ -18,6 +18,7 @@ use super::action::{Action, Scope};
 use super::annotate::{BadcaseQueue, PendingNote, UndoStack};
 use super::keymap::Keymap;
 use super::layout;
+use super::memory::Remembered;
 use super::outcome::Outcome;
 use super::prompt::{Prompt, PromptEvent};
 use super::state::Tabs;
@@ -67,6 +68,8 @@ pub struct AppConfig {
     pub blind: bool,
     /// Who labels: `1`–`4`, `n` and `u` act on this author's labels only.
     pub annotator: Option<String>,
+    /// The view this annotator left the session in, to start from (ignored when blind).
+    pub remembered: Option<Remembered>,
 }
 
 impl AppConfig {
@@ -81,6 +84,7 @@ impl AppConfig {
             viewport,
             blind: false,
             annotator: None,
+            remembered: None,
         }
     }
 }
@@ -123,6 +127,8 @@ pub struct App {
     pub token_text: Box<dyn TokenText>,
     /// The terminal's size.
     pub viewport: Rect,
+    /// The view to start from (`AppConfig::remembered`), until `start` takes it.
+    pub remembered: Option<Remembered>,
     /// Set when the user quits.
     pub quit: bool,
     /// Whether the quit question is open: runs launched here still train.
@@ -151,6 +157,7 @@ impl App {
             keymap: config.keymap,
             token_text: config.token_text,
             viewport: config.viewport,
+            remembered: config.remembered.filter(|_| !config.blind),
             quit: false,
             quit_prompt: false,
         };
@@ -159,21 +166,41 @@ impl App {
         app
     }
 
-    /// The commands that fill a new app: the first page of the list, the runs.
+    /// The commands that fill a new app: the first page of the list, the runs; from the
+    /// view the annotator left the session in when there is one (tab, filter, sort, cursor,
+    /// run).
     pub fn start(&mut self) -> Vec<Command> {
-        let listing = if self.tabs.rollouts.blind {
-            Listing {
+        if self.tabs.rollouts.blind {
+            let listing = Listing {
                 filter: Filter {
                     outcome: Some(crate::store::Outcome::Fail),
                     ..Filter::default()
                 },
                 sort: SortKey::Id,
                 descending: false,
-            }
-        } else {
-            Listing::default()
+            };
+            return vec![self.tabs.rollouts.relist(listing), Command::LoadRuns];
+        }
+        let Some(remembered) = self.remembered.take() else {
+            return vec![
+                self.tabs.rollouts.relist(Listing::default()),
+                Command::LoadRuns,
+            ];
         };
-        vec![self.tabs.rollouts.relist(listing), Command::LoadRuns]
+        self.tabs.runs.follow = remembered.run.clone();
+        let mut commands = vec![
+            self.tabs
+                .rollouts
+                .relist_at(remembered.listing(), remembered.cursor),
+            Command::LoadRuns,
+        ];
+        let shown = self.switch_tab(remembered.tab);
+        commands.extend(
+            shown
+                .into_iter()
+                .filter(|command| !matches!(command, Command::LoadRuns)),
+        );
+        commands
     }
 
     /// The screen on top of the Rollouts tab.

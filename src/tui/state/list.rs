@@ -7,6 +7,7 @@ use crate::store::{Outcome as Verdict, SortKey, Summary};
 use crate::trajectory::TrajectoryId;
 use crate::tui::outcome::Outcome;
 use crate::tui::tags::Tags;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 /// Rows fetched beyond each edge of the visible ones.
@@ -59,6 +60,15 @@ impl AuditView {
     }
 }
 
+/// The groups of one step's rollouts, as the list shows them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepGroups {
+    /// How many groups the step has.
+    pub groups: usize,
+    /// The groups whose samples all got the same reward.
+    pub flat: BTreeSet<u64>,
+}
+
 impl ListState {
     /// Rows known to exist: the count, or the loaded ones while counting.
     pub fn known_rows(&self) -> usize {
@@ -75,19 +85,56 @@ impl ListState {
         self.row(self.cursor)
     }
 
+    /// A step's groups, when the listing is one step of one run (nothing else filtered) and
+    /// every row is loaded: how many, and which gave all their samples the same reward, so
+    /// that GRPO learns nothing from them.
+    pub fn step_groups(&self) -> Option<StepGroups> {
+        let filter = &self.listing.filter;
+        let step_only = crate::store::Filter {
+            run: filter.run.clone(),
+            step: filter.step,
+            ..crate::store::Filter::default()
+        };
+        let whole = self.start == 0 && self.matching == Some(self.rows.len());
+        if filter.run.is_none() || filter.step.is_none() || *filter != step_only || !whole {
+            return None;
+        }
+        let mut rewards: BTreeMap<u64, Vec<Option<f64>>> = BTreeMap::new();
+        for row in &self.rows {
+            if let Some(group) = row.group {
+                rewards.entry(group).or_default().push(row.reward);
+            }
+        }
+        let flat = rewards
+            .iter()
+            .filter(|(_, rewards)| rewards.len() > 1 && rewards.iter().all(|r| *r == rewards[0]))
+            .map(|(group, _)| *group)
+            .collect();
+        Some(StepGroups {
+            groups: rewards.len(),
+            flat,
+        })
+    }
+
     /// Starts a new listing: forgets the rows and asks for the first window (of the audit
     /// queue while auditing).
     pub fn relist(&mut self, listing: Listing, tags: &mut Tags) -> Command {
+        self.relist_at(listing, 0, tags)
+    }
+
+    /// Starts a new listing with the cursor on row `cursor` (clamped to the rows the listing
+    /// has once counted), asking for the window around it.
+    pub fn relist_at(&mut self, listing: Listing, cursor: usize, tags: &mut Tags) -> Command {
         self.listing = listing;
         self.tag = tags.fresh();
         self.matching = None;
         self.start = 0;
         self.rows.clear();
-        self.cursor = 0;
-        self.top = 0;
+        self.cursor = cursor;
+        self.top = cursor.saturating_sub(self.height / 2);
         self.preview = None;
         self.preview_id = None;
-        let window = 0..self.height + MARGIN;
+        let window = self.top.saturating_sub(MARGIN)..self.top + self.height + MARGIN;
         self.requested = Some(window.clone());
         match &mut self.audit {
             Some(audit) => {

@@ -11,6 +11,7 @@ mod run_words;
 pub mod runs;
 pub mod stats;
 pub mod status;
+pub mod step_cursor;
 pub mod trajectory;
 
 use curate::CurateTab;
@@ -19,7 +20,8 @@ use runs::RunsTab;
 use stats::StatsTab;
 
 /// The four tabs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Tab {
     /// Browse, open and label rollouts.
     #[default]

@@ -6,9 +6,9 @@
 use super::run_words::announce;
 pub use super::run_words::describe;
 use super::status::Status;
-use crate::engine::{Command, Listing};
+use super::step_cursor::StepCursor;
+use crate::engine::Command;
 use crate::run::{GRPO_PRESET, RunConfig};
-use crate::store::{Filter, SortKey};
 use crate::trajectory::{MainJobStage, MetricsRow, RunInfo, RunKind, RunStatus};
 use crate::tui::action::Action;
 use crate::tui::launch_form::{LaunchEvent, LaunchForm};
@@ -29,6 +29,8 @@ pub struct RunsTab {
     pub metrics_run: Option<String>,
     /// Its metrics rows, by step.
     pub rows: Vec<MetricsRow>,
+    /// The step the charts mark and the footer prints.
+    pub cursor: StepCursor,
     /// The run pinned to overlay the charts of whichever run is selected.
     pub overlay_run: Option<String>,
     /// Its metrics rows, by step.
@@ -99,6 +101,7 @@ impl RunsTab {
         }
         self.metrics_run = Some(run.clone());
         self.rows.clear();
+        self.cursor = StepCursor::Latest;
         vec![Command::LoadMetrics { run }]
     }
 
@@ -345,21 +348,14 @@ impl RunsTab {
                 })
             }
             Action::Open => match self.selected_run() {
-                Some(run) => Outcome::List(Listing {
-                    filter: Filter {
-                        run: Some(run.id.clone()),
-                        ..Filter::default()
-                    },
-                    sort: SortKey::Step,
-                    descending: true,
-                }),
+                Some(run) => Outcome::List(self.cursor.listing(&run.id, &self.rows)),
                 None => Outcome::Commands(Vec::new()),
             },
             _ => self.on_move(action),
         }
     }
 
-    /// Moves the selection, toggles smoothing, pins the overlay.
+    /// Moves the selection and the step cursor, toggles smoothing, pins the overlay.
     fn on_move(&mut self, action: Action) -> Outcome {
         match action {
             Action::Down if self.selected + 1 < self.runs.len() => {
@@ -369,6 +365,11 @@ impl RunsTab {
             Action::Up if self.selected > 0 => {
                 self.selected -= 1;
                 Outcome::Commands(self.request_metrics())
+            }
+            Action::Left | Action::Right => {
+                let by = if action == Action::Left { -1 } else { 1 };
+                self.cursor = self.cursor.moved(&self.rows, by);
+                Outcome::Commands(Vec::new())
             }
             Action::Smoothing => {
                 self.smoothing = !self.smoothing;

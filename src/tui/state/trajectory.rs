@@ -6,7 +6,7 @@ use crate::store::TextHits;
 use crate::trajectory::{Label, Trajectory, TrajectoryId};
 use crate::tui::action::Action;
 use crate::tui::annotate;
-use crate::tui::content::{Section, SectionContent, sections};
+use crate::tui::content::{Section, SectionContent, fold_reasoning, sections};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{TextLine, Tone};
@@ -82,6 +82,8 @@ pub struct TrajectoryState {
     pub tokens: Option<TokenCursor>,
     /// The sections (by position) the list's search matched, in order; empty without one.
     pub hits: Vec<usize>,
+    /// Whether reasoning blocks are shown whole (`z`); folded to a line otherwise.
+    pub unfolded: bool,
 }
 
 impl TrajectoryState {
@@ -198,7 +200,7 @@ impl TrajectoryState {
             .as_ref()
             .and_then(|open| open.sections.get(self.section))
             .map_or(&[][..], |section| section.lines.as_slice());
-        self.rows = laid_out(lines, self.columns);
+        self.rows = laid_out(&fold_reasoning(lines, self.unfolded), self.columns);
         self.scroll = self.scroll.min(self.rows.len().saturating_sub(1));
     }
 
@@ -286,6 +288,10 @@ impl TrajectoryState {
                 }
                 self.tokens = Some(TokenCursor::default());
             }
+            Action::Fold => {
+                self.unfolded = !self.unfolded;
+                self.lay_out();
+            }
             Action::NextHit => return self.step_hits(true),
             Action::PrevHit => return self.step_hits(false),
             Action::Left | Action::Right => {}
@@ -314,6 +320,7 @@ fn laid_out(lines: &[TextLine], columns: usize) -> Vec<TextLine> {
                 .map(|pieces| TextLine {
                     pieces,
                     code: false,
+                    reasoning: line.reasoning,
                 })
                 .collect()
         })

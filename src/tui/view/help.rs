@@ -48,6 +48,10 @@ const TRAJECTORY: &[(Action, &str)] = &[
     (Action::PageUp, "page up"),
     (Action::ScrollRight, "scroll code and JSON right"),
     (Action::ScrollLeft, "scroll code and JSON left"),
+    (
+        Action::Fold,
+        "unfold / fold reasoning (<think>, reasoning_content)",
+    ),
     (Action::Tokens, "tokens (trained vs masked)"),
     (Action::Group, "its GRPO group"),
     (Action::LabelCalculation, "calculation error on this turn"),
@@ -109,7 +113,15 @@ const RUNS: &[(Action, &str)] = &[
         Action::Pin,
         "pin this run: its curves overlay the selected run's (again: unpin)",
     ),
-    (Action::Open, "this run's rollouts, newest first"),
+    (Action::Left, "step cursor to the previous step"),
+    (
+        Action::Right,
+        "step cursor to the next step (past the newest: follow it)",
+    ),
+    (
+        Action::Open,
+        "the cursor's step's rollouts by GRPO group (the whole run's until it moved)",
+    ),
     (
         Action::NewRun,
         "launch a GRPO run (form); it trains in the background",
@@ -228,14 +240,15 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         }
         (Tab::Runs, _) => vec![
             (pair(Action::Down, Action::Up), "run"),
+            (pair(Action::Left, Action::Right), "step"),
+            (keys(Action::Open), "rollouts"),
             (keys(Action::NewRun), "new run"),
             (keys(Action::FollowRun), "follow"),
             (keys(Action::PauseRun), "pause"),
             (keys(Action::ResumeRun), "resume"),
             (keys(Action::StopRun), "stop"),
-            (keys(Action::Smoothing), "smoothing"),
             (keys(Action::Pin), "overlay"),
-            (keys(Action::Open), "rollouts"),
+            (keys(Action::Smoothing), "smoothing"),
         ],
         (Tab::Stats, _) => vec![
             (pair(Action::Down, Action::Up), "version"),
@@ -255,6 +268,19 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         && !trajectory.hits.is_empty()
     {
         hints.insert(0, (pair(Action::PrevHit, Action::NextHit), "hit"));
+    }
+    if (app.tab, app.screen()) == (Tab::Rollouts, Screen::Trajectory)
+        && trajectory.tokens.is_none()
+        && trajectory
+            .current()
+            .is_some_and(|section| section.lines.iter().any(|line| line.reasoning))
+    {
+        let verb = if trajectory.unfolded {
+            "fold"
+        } else {
+            "unfold"
+        };
+        hints.insert(3, (keys(Action::Fold), verb));
     }
     hints.push((keys(Action::Help), "help"));
     hints.push((keys(Action::Quit), "quit"));

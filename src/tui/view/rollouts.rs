@@ -8,8 +8,10 @@ use crate::text::inert;
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::rich::Tone;
+use crate::tui::state::list::StepGroups;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 use unicode_width::UnicodeWidthStr;
@@ -130,6 +132,22 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         ),
         None => " counting… ".to_string(),
     };
+    let groups = state.step_groups();
+    if let Some(groups) = &groups {
+        title.push(span(
+            theme,
+            if groups.flat.is_empty() {
+                Tone::Muted
+            } else {
+                Tone::Warn
+            },
+            format!(
+                "· {} groups, {} with no reward spread (≡) ",
+                groups.groups,
+                groups.flat.len()
+            ),
+        ));
+    }
     let mut block = pane(theme, Line::from(title), true)
         .title_top(Line::from(span(theme, Tone::Muted, position)).right_aligned());
     let evidence = state.audit.as_ref().and_then(|audit| {
@@ -165,38 +183,39 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         .map(|index| match state.row(index) {
             Some(summary) => {
                 let (run_step, group_sample) = coordinates(summary, blind);
-                let marker = if index == state.cursor { "▶" } else { " " };
-                let mut row = Row::new(vec![
-                    Cell::from(marker),
-                    Cell::from(summary.id.short(8)),
-                    Cell::from(ellipsize(&inert(&summary.task_id), task_width)),
-                    Cell::from(run_step_cell(summary, &run_step, run_width)),
-                    Cell::from(ellipsize(&group_sample, FIXED[2])),
-                    Cell::from(Line::from(decimal(summary.reward)).right_aligned())
-                        .style(verdict_style(theme, summary.passed)),
-                    Cell::from(Line::from(summary.turns.to_string()).right_aligned()),
-                    Cell::from(prm_cell(theme, summary.prm_min.filter(|_| !blind))),
-                    Cell::from(ellipsize(&inert(&summary.stop), stop_width)),
-                    Cell::from(clip_spans(
-                        match state
-                            .audit
-                            .as_ref()
-                            .and_then(|audit| audit.finding(summary.id))
-                        {
-                            Some(finding) => finding
-                                .signs
-                                .iter()
-                                .map(|sign| span(theme, Tone::Warn, format!("{} ", sign.kind)))
-                                .collect(),
-                            None => summary_labels(theme, summary, blind),
-                        },
-                        labels_width,
-                    )),
-                ]);
-                if index == state.cursor {
-                    row = row.style(theme.selected());
+                let selected = index == state.cursor;
+                let marker = if selected { "▶" } else { " " };
+                let reward = Line::from(decimal(summary.reward))
+                    .right_aligned()
+                    .style(verdict_style(theme, summary.passed));
+                let labels = match state
+                    .audit
+                    .as_ref()
+                    .and_then(|audit| audit.finding(summary.id))
+                {
+                    Some(finding) => finding
+                        .signs
+                        .iter()
+                        .map(|sign| span(theme, Tone::Warn, format!("{} ", sign.kind)))
+                        .collect(),
+                    None => summary_labels(theme, summary, blind),
+                };
+                let cells: Vec<Line> = vec![
+                    Line::from(marker),
+                    Line::from(summary.id.short(8)),
+                    Line::from(ellipsize(&inert(&summary.task_id), task_width)),
+                    Line::from(run_step_cell(summary, &run_step, run_width)),
+                    group_cell(theme, summary, &group_sample, groups.as_ref()),
+                    reward,
+                    Line::from(summary.turns.to_string()).right_aligned(),
+                    prm_cell(theme, summary.prm_min.filter(|_| !blind)),
+                    Line::from(ellipsize(&inert(&summary.stop), stop_width)),
+                    clip_spans(labels, labels_width),
+                ];
+                match selected {
+                    true => Row::new(cells.into_iter().map(plain)).style(theme.selected()),
+                    false => Row::new(cells),
                 }
-                row
             }
             None => Row::new(vec![
                 Cell::from(" "),
@@ -234,6 +253,37 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
         let inner = Rect::new(area.x + 2, area.y + 2, area.width.saturating_sub(4), 1);
         frame.render_widget(span(theme, Tone::Muted, hint), inner);
     }
+}
+
+/// The `group·s` cell, marked `≡` when its group got one reward for every sample.
+fn group_cell<'a>(
+    theme: &crate::tui::theme::Theme,
+    summary: &Summary,
+    group_sample: &str,
+    groups: Option<&StepGroups>,
+) -> Line<'a> {
+    let flat = summary
+        .group
+        .is_some_and(|group| groups.is_some_and(|groups| groups.flat.contains(&group)));
+    match flat {
+        true => Line::from(span(
+            theme,
+            Tone::Warn,
+            format!("{} ≡", ellipsize(group_sample, FIXED[2] - 2)),
+        )),
+        false => Line::from(ellipsize(group_sample, FIXED[2])),
+    }
+}
+
+/// A cell's line in the selection's colours, keeping its bold and italics (confirmed and
+/// suggested labels), so the selected row reads (a pass's green on the light theme's blue
+/// selection did not).
+fn plain(mut line: Line<'_>) -> Line<'_> {
+    line.style = Style::default().add_modifier(line.style.add_modifier);
+    for item in &mut line.spans {
+        item.style = Style::default().add_modifier(item.style.add_modifier);
+    }
+    line
 }
 
 /// `run·step` cut to `columns` cells, the run cut before the step is.

@@ -38,6 +38,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         overlay: app.tabs.runs.overlay(),
         smoothing: app.tabs.runs.smoothing,
         small: series::small_charts(kind),
+        cursor: app
+            .tabs
+            .runs
+            .cursor
+            .chosen()
+            .and_then(|_| app.tabs.runs.cursor.row(&app.tabs.runs.rows))
+            .map(|row| row.step),
     };
     match kind {
         Some(RunKind::Sft) => draw_loss(frame, reward, theme, &curves, total_steps(app)),
@@ -45,7 +52,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     draw_small_charts(frame, bottom, theme, &curves);
     if footer.height > 0 {
-        frame.render_widget(Paragraph::new(latest_line(theme, &curves)), footer);
+        let row = app.tabs.runs.cursor.row(&app.tabs.runs.rows);
+        frame.render_widget(Paragraph::new(cursor_line(theme, &curves, row)), footer);
     }
 }
 
@@ -56,6 +64,8 @@ struct Curves<'a> {
     overlay: Option<(&'a str, &'a [MetricsRow])>,
     smoothing: bool,
     small: &'static [Metric],
+    /// The step the user put the cursor on, marked on every chart.
+    cursor: Option<u64>,
 }
 
 impl Curves<'_> {
@@ -65,6 +75,13 @@ impl Curves<'_> {
         } else {
             points
         }
+    }
+
+    /// The cursor's vertical line across `y`, when the user put it on a step.
+    fn cursor_points(&self, y: [f64; 2]) -> Vec<(f64, f64)> {
+        self.cursor
+            .map(|step| vec![(step as f64, y[0]), (step as f64, y[1])])
+            .unwrap_or_default()
     }
 
     /// The pinned run's id and its points of `metric`.
@@ -184,6 +201,8 @@ fn draw_reward(
         None => main,
     });
     let (x, y) = series::bounds(&all);
+    let cursor = curves.cursor_points(y);
+    datasets.push(dataset(&cursor, theme.accent, Marker::Braille));
     let chart = Chart::new(datasets)
         .block(pane(
             theme,
@@ -323,6 +342,8 @@ fn draw_line(
     }
     datasets.push(dataset(&points, theme.chart_alt, Marker::Braille));
     let (x, y) = series::bounds(&all);
+    let cursor = curves.cursor_points(y);
+    datasets.push(dataset(&cursor, theme.accent, Marker::Braille));
     let chart = Chart::new(datasets)
         .block(pane(
             theme,
@@ -334,11 +355,16 @@ fn draw_line(
     frame.render_widget(chart, area);
 }
 
-fn latest_line<'a>(theme: &Theme, curves: &Curves) -> Line<'a> {
-    let Some(row) = curves.rows.last() else {
+/// The values of the row under the step cursor (the newest row until the user moves it), and
+/// what `←`/`→` and `enter` do from there.
+fn cursor_line<'a>(theme: &Theme, curves: &Curves, row: Option<&MetricsRow>) -> Line<'a> {
+    let Some(row) = row else {
         return Line::from(span(theme, Tone::Muted, " no metrics rows for this run"));
     };
-    let mut parts = vec![format!(" step {}", row.step)];
+    let mut parts = vec![match curves.cursor {
+        Some(_) => format!(" ▸ step {}", row.step),
+        None => format!(" step {}", row.step),
+    }];
     if let Some(reward) = row.get(metric::REWARD) {
         let std = row
             .get(metric::REWARD_STD)
@@ -353,5 +379,12 @@ fn latest_line<'a>(theme: &Theme, curves: &Curves) -> Line<'a> {
             parts.push(format!("{} {}", metric.title, series::axis_label(value)));
         }
     }
-    Line::from(span(theme, Tone::Text, parts.join(" · ")))
+    let hint = match curves.cursor {
+        Some(_) => "  enter: this step's rollouts by group",
+        None => "",
+    };
+    Line::from(vec![
+        span(theme, Tone::Text, parts.join(" · ")),
+        span(theme, Tone::Muted, hint),
+    ])
 }

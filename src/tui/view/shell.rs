@@ -123,6 +123,9 @@ pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
         line.push(Span::raw(" ".repeat(pad)));
         line.push(span(theme, tone, shown));
     } else {
+        while hints.len() > 2 && hints_width(&hints) > width {
+            hints.remove(hints.len() - 3);
+        }
         line.extend(hints.into_iter().flatten());
     }
     frame.render_widget(Paragraph::new(Line::from(line)), area);

@@ -75,6 +75,11 @@ impl RolloutsTab {
         self.list.relist(listing, &mut self.tags)
     }
 
+    /// Starts a new listing with the cursor on row `cursor` (kept within the rows it has).
+    pub fn relist_at(&mut self, listing: Listing, cursor: usize) -> Command {
+        self.list.relist_at(listing, cursor, &mut self.tags)
+    }
+
     /// Starts the list's listing over.
     pub fn relist_current(&mut self) -> Command {
         self.relist(self.list.listing.clone())

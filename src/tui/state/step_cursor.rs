@@ -1,0 +1,82 @@
+//! The Runs tab's step cursor: a step among the selected run's metrics rows, moved with
+//! `←`/`→`, whose values the footer prints and whose rollouts `enter` opens grouped by GRPO
+//! group. Until the user moves it, it stays on the newest step as rows arrive.
+
+use crate::engine::Listing;
+use crate::run::step_rollouts;
+use crate::store::{Filter, SortKey};
+use crate::trajectory::MetricsRow;
+
+/// Where the cursor is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StepCursor {
+    /// On the newest row, following new rows as they arrive (`enter` opens the whole run).
+    #[default]
+    Latest,
+    /// On the row of this step, put there with `←`/`→`.
+    At(u64),
+}
+
+impl StepCursor {
+    /// The row the cursor is on: the newest, or the held row of its step (the nearest
+    /// earlier one when that step's row is gone).
+    pub fn row<'a>(&self, rows: &'a [MetricsRow]) -> Option<&'a MetricsRow> {
+        match self {
+            Self::Latest => rows.last(),
+            Self::At(step) => match rows.binary_search_by_key(step, |row| row.step) {
+                Ok(index) => rows.get(index),
+                Err(index) => rows.get(index.saturating_sub(1)),
+            },
+        }
+    }
+
+    /// The step the user put the cursor on, if they moved it.
+    pub fn chosen(&self) -> Option<u64> {
+        match self {
+            Self::Latest => None,
+            Self::At(step) => Some(*step),
+        }
+    }
+
+    /// The cursor moved `by` rows (negative: earlier); moving past the newest row goes back
+    /// to following it, and the first row holds the cursor.
+    pub fn moved(self, rows: &[MetricsRow], by: isize) -> Self {
+        let Some(last) = rows.len().checked_sub(1) else {
+            return Self::Latest;
+        };
+        let index = match self {
+            Self::Latest => last,
+            Self::At(step) => match rows.binary_search_by_key(&step, |row| row.step) {
+                Ok(index) => index,
+                Err(index) => index.saturating_sub(1),
+            },
+        };
+        let target = index.saturating_add_signed(by);
+        if by > 0 && target > last {
+            return Self::Latest;
+        }
+        Self::At(rows[target.min(last)].step)
+    }
+
+    /// What `enter` lists for `run`: once the user moved the cursor, the rollouts behind its
+    /// step grouped by GRPO group (by run, step, group and sample); else the whole run's,
+    /// newest first.
+    pub fn listing(&self, run: &str, rows: &[MetricsRow]) -> Listing {
+        let step = self.chosen().and_then(|_| self.row(rows));
+        match step.and_then(|row| step_rollouts(run, row.step)) {
+            Some(filter) => Listing {
+                filter,
+                sort: SortKey::Step,
+                descending: false,
+            },
+            None => Listing {
+                filter: Filter {
+                    run: Some(run.to_string()),
+                    ..Filter::default()
+                },
+                sort: SortKey::Step,
+                descending: true,
+            },
+        }
+    }
+}
