@@ -131,7 +131,10 @@ fn import_list_show_label_export_round_trip() {
         .find(|t| t.id == target.id)
         .unwrap();
     assert_eq!(again.labels.len(), target.labels.len() + 1);
-    let system_user = std::process::Command::new("id").arg("-un").output().unwrap();
+    let system_user = std::process::Command::new("id")
+        .arg("-un")
+        .output()
+        .unwrap();
     let system_user = String::from_utf8(system_user.stdout).unwrap();
     let added = again
         .labels

@@ -85,6 +85,7 @@ impl FilterArgs {
             reward_max: self.reward_max,
             text: self.contains.clone(),
             full_text: self.text.clone(),
+            ids: None,
         }
     }
 }

@@ -150,8 +150,14 @@ pub enum Command {
         rules: SelectionRules,
     },
     /// Writes an export and its manifest on a thread of its own (`Update::Export` with
-    /// progress, then the report); a relative path is taken from the session's folder.
-    Export(Box<ExportRequest>),
+    /// progress, then the report); a relative path is taken from the session's folder. An
+    /// existing file is replaced only when `replace` says so (else `ExportProgress::Exists`).
+    Export {
+        /// What to export, and where.
+        request: Box<ExportRequest>,
+        /// Replace the file if it exists.
+        replace: bool,
+    },
     /// Finds the steps where annotators differ among the filter's labelled trajectories
     /// (`Update::Disagreements`), for the `:disagree` queue.
     FindDisagreements(Filter),
@@ -222,7 +228,7 @@ impl Command {
             Self::RecordMetrics(_) => Activity::RecordingMetrics,
             Self::LoadOverview { .. } => Activity::Counting,
             Self::PreviewSelection { .. } => Activity::PreviewingSelection,
-            Self::Export(_) => Activity::Exporting,
+            Self::Export { .. } => Activity::Exporting,
             Self::ListAudit { .. } => Activity::Auditing,
             Self::FindDisagreements(_) => Activity::ComparingLabels,
             Self::LaunchRun(_) | Self::FollowRun(_) | Self::ForkTrajectory(_) => {

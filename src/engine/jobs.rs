@@ -13,6 +13,7 @@ use std::sync::mpsc::Sender;
 pub fn spawn_export(
     store: Arc<Store>,
     mut request: ExportRequest,
+    replace: bool,
     updates: Sender<Update>,
 ) -> std::io::Result<()> {
     let session_dir = store.path().parent().map(std::path::Path::to_path_buf);
@@ -26,6 +27,10 @@ pub fn spawn_export(
             .as_ref()
             .and_then(|dir| dir.file_name())
             .map(|name| name.to_string_lossy().into_owned());
+    }
+    if !replace && request.path.exists() {
+        let _ = updates.send(Update::Export(ExportProgress::Exists(request.path)));
+        return Ok(());
     }
     std::thread::Builder::new()
         .name("rollscope-export".into())

@@ -7,6 +7,7 @@ use super::spelling::TokenSpellings;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
 use crate::store::{Changed, Filter, Summary, TextHits};
 use crate::trajectory::{Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
+use std::path::PathBuf;
 
 /// What the engine is doing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -69,6 +70,8 @@ pub enum ExportProgress {
     },
     /// The file and its manifest are written.
     Done(Box<ExportReport>),
+    /// Nothing was written: the file exists and the export did not ask to replace it.
+    Exists(PathBuf),
 }
 
 /// A message from the engine.
@@ -155,6 +158,8 @@ pub enum Update {
         rules: Box<SelectionRules>,
         /// The counts.
         preview: Box<SelectionPreview>,
+        /// The chosen samples, best first within each task.
+        kept: Vec<TrajectoryId>,
     },
     /// An export's progress, then its report.
     Export(ExportProgress),

@@ -182,12 +182,14 @@ impl Worker {
                 self.send(Update::SelectionPreview {
                     filter,
                     rules: Box::new(rules),
+                    kept: selection.ids(),
                     preview: Box::new(selection.preview),
                 });
                 Ok(())
             }
-            Command::Export(request) => {
-                jobs::spawn_export(Arc::clone(&self.store), *request, self.updates.clone())?;
+            Command::Export { request, replace } => {
+                let store = Arc::clone(&self.store);
+                jobs::spawn_export(store, *request, replace, self.updates.clone())?;
                 Ok(())
             }
             Command::FindDisagreements(filter) => {

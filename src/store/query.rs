@@ -18,7 +18,11 @@ pub enum Outcome {
 
 /// Which trajectories to list. Every field narrows; the default matches all.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Filter {
+    /// Only these trajectories (a selection's chosen samples).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids: Option<Vec<TrajectoryId>>,
     /// Produced by this run.
     pub run: Option<String>,
     /// Sampled at this policy version.
@@ -50,6 +54,10 @@ impl Filter {
     /// Whether a summary passes every condition but `full_text` (which `LocalStore::query`
     /// answers through the search index).
     pub fn matches(&self, summary: &Summary) -> bool {
+        let ids_ok = self
+            .ids
+            .as_ref()
+            .is_none_or(|ids| ids.contains(&summary.id));
         let run_ok = self.run.as_ref().is_none_or(|run| &summary.run == run);
         let step_ok = self.step.is_none_or(|step| summary.step == Some(step));
         let group_ok = self.group.is_none_or(|group| summary.group == Some(group));
@@ -72,7 +80,8 @@ impl Filter {
             .text
             .as_ref()
             .is_none_or(|text| text_matches(summary, text));
-        run_ok
+        ids_ok
+            && run_ok
             && step_ok
             && group_ok
             && task_ok
@@ -104,6 +113,9 @@ impl Filter {
     /// A short human description, e.g. `fail & label:calculation & run:grpo-0007`.
     pub fn describe(&self) -> String {
         let mut parts = Vec::new();
+        if let Some(ids) = &self.ids {
+            parts.push(format!("{} chosen", ids.len()));
+        }
         if let Some(outcome) = self.outcome {
             parts.push(match outcome {
                 Outcome::Pass => "pass".to_string(),
@@ -332,7 +344,20 @@ impl LocalStore {
     /// Sequence numbers from the narrowest index the filter can use, in stored order; `None`
     /// when no index applies and every summary must be read.
     fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
-        let indexed = self.indexed_candidates(filter)?;
+        let mut indexed = self.indexed_candidates(filter)?;
+        if let Some(ids) = &filter.ids {
+            let mut chosen = BTreeSet::new();
+            for id in ids {
+                if let Some(entry) = self.entry(*id)?
+                    && indexed
+                        .as_ref()
+                        .is_none_or(|seqs| seqs.contains(&entry.seq))
+                {
+                    chosen.insert(entry.seq);
+                }
+            }
+            indexed = Some(chosen);
+        }
         let Some(query) = filter
             .full_text
             .as_deref()

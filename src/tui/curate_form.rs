@@ -5,9 +5,10 @@
 use super::action::Action;
 use super::filter_expr;
 use crate::curate::{ExportRequest, SelectionPreview, SelectionRules};
-use crate::engine::Command;
+use crate::engine::{Command, Listing};
 use crate::formats::{ExportOptions, Format, ToolArguments};
-use crate::store::Filter;
+use crate::store::{Filter, SortKey};
+use crate::trajectory::TrajectoryId;
 use std::path::PathBuf;
 
 /// The most samples per task the form offers.
@@ -25,6 +26,8 @@ pub enum Field {
     RequirePass,
     /// Confirmed error labels excluded.
     ExcludeLabelled,
+    /// The least process score a kept sample's steps may have.
+    MinPrm,
     /// Samples corrected by a person included.
     IncludeCorrected,
     /// Duplicate completions dropped.
@@ -37,23 +40,27 @@ pub enum Field {
     Arguments,
     /// Where the export goes.
     Path,
+    /// The chosen samples: enter lists them in the Rollouts tab.
+    Chosen,
     /// The Export button.
     Export,
 }
 
 impl Field {
     /// Every field, in order.
-    pub const ALL: [Field; 11] = [
+    pub const ALL: [Field; 13] = [
         Self::Source,
         Self::PerTask,
         Self::RequirePass,
         Self::ExcludeLabelled,
+        Self::MinPrm,
         Self::IncludeCorrected,
         Self::Dedup,
         Self::Balance,
         Self::Format,
         Self::Arguments,
         Self::Path,
+        Self::Chosen,
         Self::Export,
     ];
 
@@ -64,12 +71,14 @@ impl Field {
             Self::PerTask => "per task",
             Self::RequirePass => "verifier pass",
             Self::ExcludeLabelled => "no error label",
+            Self::MinPrm => "min PRM",
             Self::IncludeCorrected => "corrected",
             Self::Dedup => "dedup",
             Self::Balance => "balance",
             Self::Format => "format",
             Self::Arguments => "arguments",
             Self::Path => "path",
+            Self::Chosen => "chosen",
             Self::Export => "",
         }
     }
@@ -106,6 +115,8 @@ pub enum ExportStatus {
         /// Seconds it took.
         seconds: f64,
     },
+    /// The file exists: the next Export replaces it.
+    Exists(PathBuf),
     /// It failed.
     Failed(String),
 }
@@ -123,6 +134,8 @@ pub enum FormOutcome {
     EditPath,
     /// Start the export.
     Export,
+    /// List the chosen samples in the Rollouts tab.
+    ShowChosen,
 }
 
 /// The form's state.
@@ -140,8 +153,13 @@ pub struct CurateForm {
     pub arguments: ToolArguments,
     /// The export path (relative to the session's folder unless absolute).
     pub path: String,
+    /// Whether the user typed the path; else it follows the format
+    /// (`exports/best-of-n.<format>.jsonl`, or `.parquet` once chosen).
+    pub path_typed: bool,
     /// The last preview received, with the filter and rules it was computed for.
     pub preview: Option<(Filter, SelectionRules, SelectionPreview)>,
+    /// The samples that preview chose, best first within each task.
+    pub kept: Vec<TrajectoryId>,
     /// A preview request is in flight.
     pub waiting: bool,
     /// The last export.
@@ -156,8 +174,10 @@ impl Default for CurateForm {
             rules: SelectionRules::default(),
             format: Format::OpenaiMessages,
             arguments: ToolArguments::Object,
-            path: "exports/best-of-n.jsonl".into(),
+            path: format_path(Format::OpenaiMessages, "jsonl"),
+            path_typed: false,
             preview: None,
+            kept: Vec::new(),
             waiting: false,
             export: ExportStatus::Idle,
         }
@@ -172,6 +192,18 @@ const FORMATS: [Format; 5] = [
     Format::Rl,
     Format::Rollscope,
 ];
+
+/// The path the form proposes for a format: `exports/best-of-n.<format>.<extension>`.
+fn format_path(format: Format, extension: &str) -> String {
+    format!("exports/best-of-n.{}.{extension}", format.name())
+}
+
+/// The least-PRM values the form steps through (`None`: no threshold).
+fn step_min_prm(value: Option<f64>, forward: bool) -> Option<f64> {
+    let tenths = value.map_or(0, |value| (value * 10.0).round() as i64);
+    let next = if forward { tenths + 1 } else { tenths - 1 };
+    (next > 0).then(|| next.min(10) as f64 / 10.0)
+}
 
 fn cycle<T: Copy + PartialEq>(all: &[T], current: T, forward: bool) -> T {
     let index = all.iter().position(|item| *item == current).unwrap_or(0);
@@ -208,35 +240,62 @@ impl CurateForm {
         })
     }
 
-    /// Takes a preview from the engine.
-    pub fn receive(&mut self, filter: Filter, rules: SelectionRules, preview: SelectionPreview) {
+    /// Takes a preview from the engine, with the samples it chose.
+    pub fn receive(
+        &mut self,
+        filter: Filter,
+        rules: SelectionRules,
+        preview: SelectionPreview,
+        kept: Vec<TrajectoryId>,
+    ) {
         if self.filter().ok().as_ref() == Some(&filter) && rules == self.rules {
             self.waiting = false;
         }
         self.preview = Some((filter, rules, preview));
+        self.kept = kept;
     }
 
-    /// The export the form describes.
+    /// The chosen samples of the current preview as a listing, by task; `None` until a
+    /// preview of the current rules has arrived.
+    pub fn chosen_listing(&self) -> Option<Listing> {
+        self.current_preview()?;
+        Some(Listing {
+            filter: Filter {
+                ids: Some(self.kept.clone()),
+                ..Filter::default()
+            },
+            sort: SortKey::Task,
+            descending: false,
+        })
+    }
+
+    /// The export the form describes; a file that exists is replaced only when the last
+    /// Export found it and the user pressed Export again.
     pub fn export_command(&mut self) -> Result<Command, String> {
         let filter = self.filter()?;
         let path = self.path.trim();
         if path.is_empty() {
             return Err("give the export a path first (enter on `path`)".into());
         }
+        let replace = matches!(&self.export, ExportStatus::Exists(existing)
+            if existing.ends_with(path));
         self.export = ExportStatus::Writing {
             written: 0,
             total: 0,
         };
-        Ok(Command::Export(Box::new(ExportRequest {
-            filter,
-            selection: Some(self.rules.clone()),
-            format: self.format,
-            options: ExportOptions {
-                tool_arguments: self.arguments,
-            },
-            path: PathBuf::from(path),
-            session: None,
-        })))
+        Ok(Command::Export {
+            request: Box::new(ExportRequest {
+                filter,
+                selection: Some(self.rules.clone()),
+                format: self.format,
+                options: ExportOptions {
+                    tool_arguments: self.arguments,
+                },
+                path: PathBuf::from(path),
+                session: None,
+            }),
+            replace,
+        })
     }
 
     /// Applies an action to the focused field.
@@ -251,6 +310,7 @@ impl CurateForm {
                 return match self.field {
                     Field::Source => FormOutcome::EditSource,
                     Field::Path => FormOutcome::EditPath,
+                    Field::Chosen => FormOutcome::ShowChosen,
                     Field::Export => FormOutcome::Export,
                     _ => self.change(true),
                 };
@@ -272,18 +332,25 @@ impl CurateForm {
             Field::ExcludeLabelled => {
                 rules.exclude_confirmed_errors = !rules.exclude_confirmed_errors;
             }
+            Field::MinPrm => rules.min_prm = step_min_prm(rules.min_prm, forward),
             Field::IncludeCorrected => rules.include_corrected = !rules.include_corrected,
             Field::Dedup => rules.dedup = !rules.dedup,
             Field::Balance => rules.balance_difficulty = !rules.balance_difficulty,
             Field::Format => {
                 self.format = cycle(&FORMATS, self.format, forward);
+                if !self.path_typed {
+                    let parquet = self.path.ends_with(".parquet");
+                    self.path = format_path(self.format, if parquet { "parquet" } else { "jsonl" });
+                }
                 return FormOutcome::Nothing;
             }
             Field::Arguments => {
                 self.arguments = cycle(&ToolArguments::ALL, self.arguments, forward);
                 return FormOutcome::Nothing;
             }
-            Field::Source | Field::Path | Field::Export => return FormOutcome::Nothing,
+            Field::Source | Field::Path | Field::Chosen | Field::Export => {
+                return FormOutcome::Nothing;
+            }
         }
         FormOutcome::Changed
     }

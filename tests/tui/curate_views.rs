@@ -78,6 +78,7 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
         filter: filter.clone(),
         rules: Box::new(app.tabs.curate.form.rules.clone()),
         preview: Box::new(preview.clone()),
+        kept: vec![trajectory(3).id],
     }));
     assert_eq!(app.tabs.curate.form.current_preview(), Some(&preview));
     assert!(!app.tabs.curate.form.waiting);
@@ -85,7 +86,13 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
 
     act(
         &mut app,
-        &[Action::Bottom, Action::Up, Action::Up, Action::Up],
+        &[
+            Action::Bottom,
+            Action::Up,
+            Action::Up,
+            Action::Up,
+            Action::Up,
+        ],
     );
     assert_eq!(app.tabs.curate.form.field, Field::Format);
     assert!(
@@ -94,13 +101,15 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
     );
     assert_eq!(app.tabs.curate.form.format, Format::TrlPromptCompletion);
     let commands = act(&mut app, &[Action::Bottom, Action::Open]);
-    let [Command::Export(request)] = commands.as_slice() else {
+    let [Command::Export { request, replace }] = commands.as_slice() else {
         panic!("expected an export, got {commands:?}")
     };
+    assert!(!replace, "an existing file is never replaced unasked");
     assert_eq!(request.format, Format::TrlPromptCompletion);
     assert_eq!(
         request.path,
-        std::path::PathBuf::from("exports/best-of-n.jsonl")
+        std::path::PathBuf::from("exports/best-of-n.trl-prompt-completion.jsonl"),
+        "the proposed path follows the format"
     );
     assert_eq!(
         request.selection.as_ref().map(|rules| rules.per_task),
@@ -231,22 +240,49 @@ fn the_engine_previews_exports_and_audits() {
         filter: Filter::default(),
         rules: Default::default(),
     });
-    let Update::SelectionPreview { preview, .. } = next() else {
+    let Update::SelectionPreview { preview, kept, .. } = next() else {
         panic!("expected a selection preview")
     };
     assert_eq!((preview.tasks, preview.samples), (32, 256));
+    assert_eq!(kept.len(), preview.samples_kept);
+    engine.send(Command::List {
+        tag: Tag(2),
+        listing: rollscope::engine::Listing {
+            filter: Filter {
+                ids: Some(kept.clone()),
+                ..Filter::default()
+            },
+            ..Default::default()
+        },
+        window: 0..1000,
+    });
+    let chosen = loop {
+        if let Update::Window(window) = next()
+            && window.matching.is_some()
+        {
+            break window;
+        }
+    };
+    assert!(matches!(next(), Update::Queue { .. }));
+    let mut listed: Vec<_> = chosen.rows.iter().map(|row| row.id).collect();
+    let mut expected = kept.clone();
+    listed.sort();
+    expected.sort();
+    assert_eq!(listed, expected, "the chosen samples, and only them");
 
     let path = dir.path().join("out").join("best.jsonl");
-    engine.send(Command::Export(Box::new(
-        rollscope::curate::ExportRequest {
+    let export = |replace| Command::Export {
+        request: Box::new(rollscope::curate::ExportRequest {
             filter: Filter::default(),
             selection: Some(Default::default()),
             format: Format::OpenaiMessages,
             options: Default::default(),
             path: path.clone(),
             session: None,
-        },
-    )));
+        }),
+        replace,
+    };
+    engine.send(export(false));
     let report = loop {
         match next() {
             Update::Export(ExportProgress::Writing { total, .. }) => {
@@ -262,6 +298,26 @@ fn the_engine_previews_exports_and_audits() {
     assert_eq!(
         report.manifest.session.as_deref(),
         Some(dir.path().file_name().unwrap().to_str().unwrap())
+    );
+    let written = std::fs::read(&path).unwrap();
+    std::fs::write(&path, "kept\n").unwrap();
+    engine.send(export(false));
+    assert_eq!(
+        next(),
+        Update::Export(ExportProgress::Exists(path.clone())),
+        "an existing file is not replaced unasked"
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "kept\n");
+    engine.send(export(true));
+    loop {
+        if let Update::Export(ExportProgress::Done(_)) = next() {
+            break;
+        }
+    }
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        written,
+        "replaced when asked"
     );
 
     engine.send(Command::ListAudit {
@@ -281,4 +337,84 @@ fn the_engine_previews_exports_and_audits() {
     };
     assert_eq!(window.matching, Some(findings.len()));
     assert!(audited > 0);
+}
+
+#[test]
+fn the_form_steps_min_prm_lists_the_chosen_samples_and_asks_before_replacing() {
+    let mut app = with_overview();
+    act(
+        &mut app,
+        &[
+            Action::TabCurate,
+            Action::Down,
+            Action::Down,
+            Action::Down,
+            Action::Down,
+        ],
+    );
+    assert_eq!(app.tabs.curate.form.field, Field::MinPrm);
+    let commands = act(&mut app, &[Action::Right]);
+    assert!(
+        matches!(commands.as_slice(), [Command::PreviewSelection { rules, .. }] if rules.min_prm == Some(0.1))
+    );
+    act(&mut app, &[Action::Right; 12]);
+    assert_eq!(app.tabs.curate.form.rules.min_prm, Some(1.0), "at most 1");
+    act(&mut app, &[Action::Left; 5]);
+    assert_eq!(app.tabs.curate.form.rules.min_prm, Some(0.5));
+    assert!(render(&app).contains("≥ 0.5 on every step"));
+    act(&mut app, &[Action::Left; 5]);
+    assert_eq!(app.tabs.curate.form.rules.min_prm, None, "below 0.1 is off");
+
+    act(&mut app, &[Action::Bottom, Action::Up]);
+    assert_eq!(app.tabs.curate.form.field, Field::Chosen);
+    act(&mut app, &[Action::Open]);
+    assert_eq!(
+        app.tab,
+        rollscope::tui::Tab::Curate,
+        "nothing chosen before a preview"
+    );
+    let chosen = vec![trajectory(5).id, trajectory(9).id];
+    app.update(Msg::Engine(Update::SelectionPreview {
+        filter: Filter::default(),
+        rules: Box::new(app.tabs.curate.form.rules.clone()),
+        preview: Box::new(rollscope::curate::SelectionPreview {
+            samples_kept: 2,
+            ..Default::default()
+        }),
+        kept: chosen.clone(),
+    }));
+    assert!(render(&app).contains("2 samples · enter lists them in the Rollouts tab"));
+    let commands = act(&mut app, &[Action::Open]);
+    assert_eq!(app.tab, rollscope::tui::Tab::Rollouts);
+    let listed = commands
+        .iter()
+        .find_map(|command| match command {
+            Command::List { listing, .. } => Some(listing.filter.clone()),
+            _ => None,
+        })
+        .expect("the chosen samples listed");
+    assert_eq!(listed.ids, Some(chosen));
+
+    act(
+        &mut app,
+        &[Action::TabCurate, Action::Bottom, Action::Up, Action::Up],
+    );
+    assert_eq!(app.tabs.curate.form.field, Field::Path);
+    app.tabs.curate.set_path("mine.jsonl");
+    act(&mut app, &[Action::Up, Action::Up, Action::Right]);
+    assert_eq!(
+        app.tabs.curate.form.path, "mine.jsonl",
+        "a typed path stays"
+    );
+    let existing = std::path::PathBuf::from("/s/mine.jsonl");
+    app.update(Msg::Engine(Update::Export(ExportProgress::Exists(
+        existing.clone(),
+    ))));
+    assert_eq!(app.tabs.curate.form.export, ExportStatus::Exists(existing));
+    assert!(render(&app).contains("enter on Export again replaces it"));
+    let commands = act(&mut app, &[Action::Bottom, Action::Open]);
+    assert!(
+        matches!(commands.as_slice(), [Command::Export { replace: true, .. }]),
+        "the second Export replaces: {commands:?}"
+    );
 }

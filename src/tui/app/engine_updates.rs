@@ -132,8 +132,11 @@ impl App {
                 filter,
                 rules,
                 preview,
+                kept,
             } => {
-                self.tabs.curate.receive_preview(filter, *rules, *preview);
+                self.tabs
+                    .curate
+                    .receive_preview(filter, *rules, *preview, kept);
                 Vec::new()
             }
             Update::Export(progress) => {

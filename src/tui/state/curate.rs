@@ -4,6 +4,7 @@ use super::status::Status;
 use crate::curate::{SelectionPreview, SelectionRules};
 use crate::engine::{Activity, Command, ExportProgress};
 use crate::store::Filter;
+use crate::trajectory::TrajectoryId;
 use crate::tui::action::Action;
 use crate::tui::curate_form::{CurateForm, ExportStatus, FormOutcome};
 use crate::tui::outcome::Outcome;
@@ -30,6 +31,14 @@ impl CurateTab {
                 return Outcome::Prompt(Prompt::with_input(PromptKind::ExportPath, &form.path));
             }
             FormOutcome::Export => form.export_command(),
+            FormOutcome::ShowChosen => {
+                return match form.chosen_listing() {
+                    Some(listing) => Outcome::List(listing),
+                    None => Outcome::Notice(
+                        "nothing chosen yet: the preview lists what the rules keep".into(),
+                    ),
+                };
+            }
         };
         Outcome::Commands(commands_or_warning(result, status))
     }
@@ -40,9 +49,10 @@ impl CurateTab {
         commands_or_warning(self.form.preview_command(), status)
     }
 
-    /// Takes a typed export path.
+    /// Takes a typed export path: the user's own, which a format change leaves alone.
     pub fn set_path(&mut self, input: &str) {
         self.form.path = input.to_string();
+        self.form.path_typed = true;
     }
 
     /// Takes a selection preview from the engine.
@@ -51,8 +61,9 @@ impl CurateTab {
         filter: Filter,
         rules: SelectionRules,
         preview: SelectionPreview,
+        kept: Vec<TrajectoryId>,
     ) {
-        self.form.receive(filter, rules, preview);
+        self.form.receive(filter, rules, preview, kept);
     }
 
     /// Takes an export's progress, or its report (which the status bar announces).
@@ -71,6 +82,13 @@ impl CurateTab {
                     sha256: report.manifest.sha256.clone(),
                     seconds: report.seconds,
                 }
+            }
+            ExportProgress::Exists(path) => {
+                status.warn(format!(
+                    "{} exists: enter on Export again replaces it, or change the path",
+                    path.display()
+                ));
+                ExportStatus::Exists(path)
             }
         };
     }

@@ -26,6 +26,10 @@ fn value(form: &CurateForm, field: Field) -> String {
         Field::PerTask => format!("≤ {} per task", rules.per_task),
         Field::RequirePass => on_off(rules.require_pass).into(),
         Field::ExcludeLabelled => on_off(rules.exclude_confirmed_errors).into(),
+        Field::MinPrm => match rules.min_prm {
+            Some(least) => format!("≥ {least:.1} on every step (samples without scores left out)"),
+            None => "off".into(),
+        },
         Field::IncludeCorrected => on_off(rules.include_corrected).into(),
         Field::Dedup => on_off(rules.dedup).into(),
         Field::Balance => on_off(rules.balance_difficulty).into(),
@@ -43,6 +47,13 @@ fn value(form: &CurateForm, field: Field) -> String {
             crate::formats::ToolArguments::AsRead => "as read".into(),
         },
         Field::Path => form.path.clone(),
+        Field::Chosen => match form.current_preview() {
+            Some(_) => format!(
+                "{} samples · enter lists them in the Rollouts tab",
+                thousands(form.kept.len())
+            ),
+            None => "– (after the preview)".into(),
+        },
         Field::Export => "[ Export ]".into(),
     }
 }
@@ -171,6 +182,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 &sha256[..sha256.len().min(12)]
             ),
             Tone::Pass,
+        )),
+        ExportStatus::Exists(path) => Some((
+            format!(
+                "{} exists: enter on Export again replaces it (its manifest too), or change the path",
+                path.display()
+            ),
+            Tone::Warn,
         )),
         ExportStatus::Failed(message) => Some((format!("failed: {message}"), Tone::Fail)),
     };
