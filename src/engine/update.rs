@@ -153,7 +153,7 @@ pub enum Update {
     /// What a selection would keep (answer to `PreviewSelection`).
     SelectionPreview {
         /// The filter it was computed for.
-        filter: Filter,
+        filter: Box<Filter>,
         /// The rules it was computed for.
         rules: Box<SelectionRules>,
         /// The counts.

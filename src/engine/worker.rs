@@ -180,7 +180,7 @@ impl Worker {
             Command::PreviewSelection { filter, rules } => {
                 let selection = crate::curate::select(&self.store, &filter, &rules)?;
                 self.send(Update::SelectionPreview {
-                    filter,
+                    filter: Box::new(filter),
                     rules: Box::new(rules),
                     kept: selection.ids(),
                     preview: Box::new(selection.preview),

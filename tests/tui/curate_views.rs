@@ -75,7 +75,7 @@ fn the_curate_form_asks_for_previews_and_runs_the_export() {
         ..Default::default()
     };
     app.update(Msg::Engine(Update::SelectionPreview {
-        filter: filter.clone(),
+        filter: Box::new(filter.clone()),
         rules: Box::new(app.tabs.curate.form.rules.clone()),
         preview: Box::new(preview.clone()),
         kept: vec![trajectory(3).id],
@@ -375,7 +375,7 @@ fn the_form_steps_min_prm_lists_the_chosen_samples_and_asks_before_replacing() {
     );
     let chosen = vec![trajectory(5).id, trajectory(9).id];
     app.update(Msg::Engine(Update::SelectionPreview {
-        filter: Filter::default(),
+        filter: Box::default(),
         rules: Box::new(app.tabs.curate.form.rules.clone()),
         preview: Box::new(rollscope::curate::SelectionPreview {
             samples_kept: 2,

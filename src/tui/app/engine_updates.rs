@@ -136,7 +136,7 @@ impl App {
             } => {
                 self.tabs
                     .curate
-                    .receive_preview(filter, *rules, *preview, kept);
+                    .receive_preview(*filter, *rules, *preview, kept);
                 Vec::new()
             }
             Update::Export(progress) => {
