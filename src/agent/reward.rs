@@ -142,12 +142,13 @@ pub fn outcome_reward(task: &Task, trajectory: &Trajectory, config: &RewardConfi
     reward
 }
 
-/// Adds a weighted component (components with weight 0 are left out).
+/// Adds a weighted component and its weight (components with weight 0 are left out).
 pub fn add(reward: &mut Reward, name: &str, weight: f64, value: f64) {
     if weight == 0.0 {
         return;
     }
     let weighted = weight * value;
     reward.components.insert(name.to_string(), weighted);
+    reward.weights.insert(name.to_string(), weight);
     reward.total += weighted;
 }

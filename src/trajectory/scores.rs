@@ -13,6 +13,10 @@ pub struct Reward {
     /// Named parts of the total, e.g. `correct`, `format`, `length`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub components: BTreeMap<String, f64>,
+    /// The weight each component was scored with (its part is weight × score), where the
+    /// scorer recorded it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub weights: BTreeMap<String, f64>,
     /// The verifier's verdict, where one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passed: Option<bool>,

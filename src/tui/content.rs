@@ -297,9 +297,13 @@ fn outcome_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
                 piece(tone, &format!("{:.2} {verdict}", reward.total)),
             ]);
             for (name, value) in &reward.components {
+                let weight = reward
+                    .weights
+                    .get(name)
+                    .map_or(String::new(), |weight| format!("  (weight {weight})"));
                 lines.push(vec![piece(
                     Tone::Muted,
-                    &format!("  {name:<12} {value:>6.2}"),
+                    &format!("  {name:<12} {value:>6.2}{weight}"),
                 )]);
             }
         }

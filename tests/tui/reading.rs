@@ -233,6 +233,22 @@ fn the_outcome_breakdown_adds_up_on_screen() {
         screen.contains("scores (not parts)"),
         "scores that do not sum to the total are not shown as its parts\n{screen}"
     );
+    let mut scored = long_lines();
+    let mut task = rollscope::trajectory::Task::new("t", "test", "question");
+    task.ground_truth = Some("2".into());
+    let config = rollscope::agent::reward::RewardConfig::default();
+    scored.reward = Some(rollscope::agent::reward::outcome_reward(&task, &scored, &config));
+    let mut app = opened(scored, 120, 40);
+    let screen = render(&app);
+    assert!(
+        screen.contains("parts of the total") && screen.contains("correct    +1.00"),
+        "a narrow pane keeps its parts readable\n{screen}"
+    );
+    act(&mut app, &[Action::Right, Action::Right, Action::Right]);
+    let screen = render(&app);
+    for row in ["correct        1.00  (weight 1)", "format         0.10  (weight 0.1)"] {
+        assert!(screen.contains(row), "{row:?}: the weight beside its part\n{screen}");
+    }
 }
 
 #[test]

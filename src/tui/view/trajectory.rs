@@ -201,18 +201,24 @@ fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTraject
             .max()
             .unwrap_or(9)
             .min(columns.saturating_sub(7).max(4));
-        let row = |name: &str, value: String| {
-            let name = ellipsize(&inert(name), name_width);
-            let pad = name_width.saturating_sub(name.width());
-            format!("{name}{} {value:>6}", " ".repeat(pad))
+        let weighted = !reward.weights.is_empty() && columns >= name_width + 6 + 7;
+        let row = |name: &str, weight: Option<f64>, value: String| {
+            let shown = ellipsize(&inert(name), name_width);
+            let pad = name_width.saturating_sub(shown.width());
+            let weight = match (weighted, weight) {
+                (false, _) => String::new(),
+                (true, Some(weight)) => format!(" ×{:<4}", ellipsize(&weight.to_string(), 4)),
+                (true, None) => " ".repeat(6),
+            };
+            format!("{shown}{}{weight} {value:>6}", " ".repeat(pad))
         };
         let sum: f64 = reward.components.values().sum();
         let adds_up = (sum - reward.total).abs() < 1e-6;
         if !reward.components.is_empty() {
-            let heading = if adds_up {
-                "parts of the total"
-            } else {
-                "scores (not parts)"
+            let heading = match (adds_up, weighted) {
+                (true, true) => "parts: weight × score",
+                (true, false) => "parts of the total",
+                (false, _) => "scores (not parts)",
             };
             lines.push(Line::from(span(theme, Tone::Accent, heading)));
         }
@@ -222,12 +228,13 @@ fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTraject
             } else {
                 format!("{value:.2}")
             };
-            lines.push(Line::from(span(theme, Tone::Muted, row(name, value))));
+            let weight = reward.weights.get(name).copied();
+            lines.push(Line::from(span(theme, Tone::Muted, row(name, weight, value))));
         }
         lines.push(Line::from(span(
             theme,
             tone,
-            row(&format!("= {verdict}"), format!("{:.2}", reward.total)),
+            row(&format!("= {verdict}"), None, format!("{:.2}", reward.total)),
         )));
     }
     if let Some(advantage) = trajectory.advantage.filter(|_| !blind) {
