@@ -67,3 +67,39 @@ pub fn grid(ids: &[u32], token_text: &dyn TokenText, width: usize) -> (usize, us
     let cell = widest + 1;
     (cell, (width / cell).max(1))
 }
+
+/// Which tokens are the policy's reasoning: inside a `<think>…</think>` block of the spelled
+/// text (the tags included), by `text::reasoning_parts`' rule.
+pub fn reasoning_tokens(ids: &[u32], token_text: &dyn TokenText) -> Vec<bool> {
+    let mut text = String::new();
+    let mut starts = Vec::with_capacity(ids.len());
+    for &id in ids {
+        starts.push(text.len());
+        text.push_str(&token_text.text(id));
+    }
+    if !text.contains("think>") {
+        return vec![false; ids.len()];
+    }
+    let base = text.as_ptr() as usize;
+    let ranges: Vec<(usize, usize)> = crate::text::reasoning_parts(&text)
+        .into_iter()
+        .filter(|part| part.reasoning)
+        .map(|part| {
+            let start = part.text.as_ptr() as usize - base;
+            let end = start + part.text.len();
+            let open = text[..start].ends_with("<think>");
+            let close = text[end..].starts_with("</think>");
+            (
+                start - if open { "<think>".len() } else { 0 },
+                end + if close { "</think>".len() } else { 0 },
+            )
+        })
+        .collect();
+    (0..ids.len())
+        .map(|index| {
+            let start = starts[index];
+            let end = starts.get(index + 1).copied().unwrap_or(text.len());
+            ranges.iter().any(|&(from, to)| start < to && end > from)
+        })
+        .collect()
+}

@@ -237,7 +237,9 @@ fn the_outcome_breakdown_adds_up_on_screen() {
     let mut task = rollscope::trajectory::Task::new("t", "test", "question");
     task.ground_truth = Some("2".into());
     let config = rollscope::agent::reward::RewardConfig::default();
-    scored.reward = Some(rollscope::agent::reward::outcome_reward(&task, &scored, &config));
+    scored.reward = Some(rollscope::agent::reward::outcome_reward(
+        &task, &scored, &config,
+    ));
     let mut app = opened(scored, 120, 40);
     let screen = render(&app);
     assert!(
@@ -246,8 +248,14 @@ fn the_outcome_breakdown_adds_up_on_screen() {
     );
     act(&mut app, &[Action::Right, Action::Right, Action::Right]);
     let screen = render(&app);
-    for row in ["correct        1.00  (weight 1)", "format         0.10  (weight 0.1)"] {
-        assert!(screen.contains(row), "{row:?}: the weight beside its part\n{screen}");
+    for row in [
+        "correct        1.00  (weight 1)",
+        "format         0.10  (weight 0.1)",
+    ] {
+        assert!(
+            screen.contains(row),
+            "{row:?}: the weight beside its part\n{screen}"
+        );
     }
 }
 
@@ -327,4 +335,51 @@ fn reasoning_is_folded_to_a_line_and_z_shows_it_whole() {
     assert!(screen.contains("The sum is 12."), "{screen}");
     act(&mut app, &[Action::Fold]);
     assert!(!render(&app).contains("carry"));
+}
+
+#[test]
+fn at_80_columns_every_tab_is_named() {
+    for (width, named) in [(80u16, 4usize), (120, 4), (50, 1)] {
+        let app = listed_app(10, 10);
+        let mut app = app;
+        app.update(rollscope::tui::Msg::Resize(width, 24));
+        let top = render(&app).lines().next().unwrap().to_string();
+        let shown = ["Rollouts", "Runs", "Stats", "Curate"]
+            .iter()
+            .filter(|tab| top.contains(*tab))
+            .count();
+        assert_eq!(shown, named, "{width} columns: {top}");
+    }
+}
+
+struct Spelled(Vec<&'static str>);
+
+impl rollscope::tui::token_text::TokenText for Spelled {
+    fn text(&self, id: u32) -> String {
+        self.0[id as usize].to_string()
+    }
+}
+
+#[test]
+fn reasoning_tokens_are_those_of_think_blocks_even_when_a_tag_is_split() {
+    use rollscope::tui::token_text::reasoning_tokens;
+    let whole = Spelled(vec![
+        "<think>",
+        "add",
+        "↵",
+        "</think>",
+        "Answer",
+        "<|im_end|>",
+    ]);
+    assert_eq!(
+        reasoning_tokens(&[0, 1, 2, 3, 4, 5], &whole),
+        vec![true, true, true, true, false, false]
+    );
+    let split = Spelled(vec!["Hi", "<th", "ink>", "x", "</th", "ink>", "y"]);
+    assert_eq!(
+        reasoning_tokens(&[0, 1, 2, 3, 4, 5, 6], &split),
+        vec![false, true, true, true, true, true, false]
+    );
+    let none = Spelled(vec!["7", "+", "5"]);
+    assert_eq!(reasoning_tokens(&[0, 1, 2], &none), vec![false; 3]);
 }

@@ -131,3 +131,32 @@ fn charts_tick_whole_steps_and_say_when_a_run_has_no_metrics() {
     let screen = render(&app);
     assert!(screen.contains("no metrics for this run"), "{screen}");
 }
+
+#[test]
+fn a_run_without_metrics_shows_the_pinned_run_alone_at_its_own_scale() {
+    let mut app = runs_app(vec![
+        run_info("grpo-0001", RunKind::Grpo, RunStatus::Done),
+        run_info("rollout-0002", RunKind::Rollout, RunStatus::Done),
+    ]);
+    act(&mut app, &[Action::Up]);
+    act(&mut app, &[Action::Pin]);
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0001".into(),
+        rows: reward_rows("grpo-0001", &[0.25, 0.5, 0.75]),
+    }));
+    let alone = render(&app);
+    act(&mut app, &[Action::Down]);
+    app.update(Msg::Engine(Update::Metrics {
+        run: "rollout-0002".into(),
+        rows: Vec::new(),
+    }));
+    let screen = render(&app);
+    assert!(
+        screen.contains("no metrics for this run: the pinned run alone"),
+        "{screen}"
+    );
+    for tick in ["0.775", "0.500", "0.225"] {
+        assert!(alone.contains(tick), "{tick} on the pinned run's own axis\n{alone}");
+        assert!(screen.contains(tick), "{tick}: the pinned run keeps its scale\n{screen}");
+    }
+}

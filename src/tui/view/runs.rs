@@ -183,9 +183,16 @@ fn draw_reward(
     if let Some((step, total)) = steps {
         title.push_str(&format!("· step {step}/{total} "));
     }
-    if mean.is_empty() {
+    let pinned_alone = mean.is_empty()
+        && overlay
+            .as_ref()
+            .is_some_and(|(_, points)| !points.is_empty());
+    if mean.is_empty() && !pinned_alone {
         draw_no_metrics(frame, area, theme, &title);
         return;
+    }
+    if pinned_alone {
+        title.push_str("· no metrics for this run: the pinned run alone, at its own scale ");
     }
     let per_step = usize::from(area.width) * 2 / mean.len().max(1) + 1;
     let band = series::band_fill(&lower, &upper, per_step);
@@ -336,7 +343,9 @@ fn draw_line(
         datasets.push(dataset(other, theme.chart_overlay, Marker::Braille));
         all.push(other);
     }
-    if points.is_empty() {
+    let pinned_alone =
+        points.is_empty() && overlay.as_ref().is_some_and(|(_, other)| !other.is_empty());
+    if points.is_empty() && !pinned_alone {
         draw_no_metrics(frame, area, theme, &title);
         return;
     }

@@ -22,13 +22,17 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let theme = &app.theme;
-    let compact = area.width < 90;
+    let keys = area.width >= 90;
+    let every_tab = area.width >= 60;
     let tabs: Vec<Span> = Tab::ALL
         .iter()
         .enumerate()
-        .filter(|(_, tab)| !compact || **tab == app.tab)
+        .filter(|(_, tab)| every_tab || **tab == app.tab)
         .flat_map(|(index, tab)| {
-            let text = format!(" F{} {} ", index + 1, tab.title());
+            let text = match keys {
+                true => format!(" F{} {} ", index + 1, tab.title()),
+                false => format!(" {} ", tab.title()),
+            };
             let style = if *tab == app.tab {
                 theme.selected().add_modifier(Modifier::BOLD)
             } else {

@@ -6,9 +6,10 @@ use crate::trajectory::TokenTrace;
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
 use crate::tui::state::trajectory::{Heat, OpenTrajectory};
-use crate::tui::token_text::{TokenText, grid, spelled_by, spelling};
+use crate::tui::token_text::{TokenText, grid, reasoning_tokens, spelled_by, spelling};
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
@@ -50,6 +51,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let index = cursor.index.min(trace.len().saturating_sub(1));
     let top_row = (index / per_row) / rows * rows;
+    let reasoning = reasoning_tokens(&trace.token_ids, token_text);
     let recorded = match cursor.heat {
         Heat::LogProb => &trace.logprobs,
         Heat::Entropy => &trace.entropies,
@@ -64,7 +66,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
                     text = text.chars().take(cell - 1).collect();
                     let padded = format!("{text:<width$} ", width = cell - 1);
                     let masked = trace.loss_mask.get(token).copied().unwrap_or(0) == 0;
-                    let style = if token == index {
+                    let mut style = if token == index {
                         theme.selected()
                     } else if masked {
                         theme.style(Tone::Dim)
@@ -74,6 +76,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
                             None => theme.style(Tone::Text),
                         }
                     };
+                    if reasoning[token] {
+                        style = style.add_modifier(Modifier::UNDERLINED);
+                    }
                     Span::styled(padded, style)
                 })
                 .collect::<Vec<_>>()
@@ -81,13 +86,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         .map(Line::from)
         .collect();
     lines.push(Line::default());
-    lines.push(footer(app, token_text, trace, index));
+    lines.push(footer(app, token_text, trace, index, reasoning[index]));
     let heat = match cursor.heat {
         Heat::LogProb => "log-prob",
         Heat::Entropy => "entropy",
     };
+    let thinking = (0..trace.len())
+        .filter(|&token| reasoning[token] && trace.loss_mask.get(token).is_some_and(|&m| m != 0))
+        .count();
+    let thinking = match thinking {
+        0 => String::new(),
+        count => format!(" ({count} reasoning, underlined)"),
+    };
     let title = format!(
-        " tokens · {} of {} trained · shaded by {heat} (cool sure → hot unsure) · masked dim · {} ",
+        " tokens · {} of {} trained{thinking} · shaded by {heat} (cool sure → hot unsure) · \
+         masked dim · {} ",
         trace.policy_tokens(),
         trace.len(),
         spelled_by(spellings)
@@ -102,7 +115,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     );
 }
 
-fn footer<'a>(app: &App, token_text: &dyn TokenText, trace: &TokenTrace, index: usize) -> Line<'a> {
+fn footer<'a>(
+    app: &App,
+    token_text: &dyn TokenText,
+    trace: &TokenTrace,
+    index: usize,
+    reasoning: bool,
+) -> Line<'a> {
     let theme = &app.theme;
     let Some(&id) = trace.token_ids.get(index) else {
         return Line::from(span(theme, Tone::Muted, "empty trace"));
@@ -117,6 +136,9 @@ fn footer<'a>(app: &App, token_text: &dyn TokenText, trace: &TokenTrace, index: 
         token_text.text(id),
         if trained { "trained on" } else { "masked" }
     );
+    if reasoning {
+        text.push_str(" · reasoning");
+    }
     if let Some(logprob) = logprob {
         text.push_str(&format!(
             " · log-prob {logprob:.3} (p {:.3})",

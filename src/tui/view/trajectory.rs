@@ -229,12 +229,20 @@ fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTraject
                 format!("{value:.2}")
             };
             let weight = reward.weights.get(name).copied();
-            lines.push(Line::from(span(theme, Tone::Muted, row(name, weight, value))));
+            lines.push(Line::from(span(
+                theme,
+                Tone::Muted,
+                row(name, weight, value),
+            )));
         }
         lines.push(Line::from(span(
             theme,
             tone,
-            row(&format!("= {verdict}"), None, format!("{:.2}", reward.total)),
+            row(
+                &format!("= {verdict}"),
+                None,
+                format!("{:.2}", reward.total),
+            ),
         )));
     }
     if let Some(advantage) = trajectory.advantage.filter(|_| !blind) {
