@@ -188,6 +188,12 @@ impl App {
             ];
         };
         self.tabs.runs.follow = remembered.run.clone();
+        if !remembered.filter.is_empty() {
+            self.notify(format!(
+                "reopened as you left it: {} (`:filter all` shows every rollout)",
+                remembered.filter.describe()
+            ));
+        }
         let mut commands = vec![
             self.tabs
                 .rollouts
