@@ -1,9 +1,9 @@
 //! What the TUI remembers of a session across starts, for each annotator: the tab, the
 //! list's filter and sort, the list's cursor and the selected run. Taken from the app when
-//! it quits and given back to the next start; kept in `<session>/tui/<author>.json`, written
-//! whole (a temporary file renamed). Blind labelling neither reads nor writes it.
+//! it quits (`App::remembered`) and given back to the next start; kept in
+//! `<session>/tui/<author>.json`, written whole (a temporary file renamed). Blind labelling
+//! neither reads nor writes it.
 
-use super::app::App;
 use super::state::Tab;
 use crate::engine::Listing;
 use crate::store::{Filter, SortKey};
@@ -34,20 +34,6 @@ pub struct Remembered {
 }
 
 impl Remembered {
-    /// What the app shows now.
-    pub fn of(app: &App) -> Self {
-        let list = &app.tabs.rollouts.list;
-        Self {
-            tab: app.tab,
-            filter: list.listing.filter.clone(),
-            sort: list.listing.sort,
-            descending: list.listing.descending,
-            cursor: list.cursor,
-            selected: list.selected().map(|summary| summary.id),
-            run: app.tabs.runs.selected_run().map(|run| run.id.clone()),
-        }
-    }
-
     /// The list's filter and order.
     pub fn listing(&self) -> Listing {
         Listing {

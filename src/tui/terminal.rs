@@ -97,7 +97,7 @@ pub fn run(
     engine.shutdown();
     if let Ok(app) = &result {
         if let Some(path) = &memory
-            && let Err(error) = Remembered::of(app).save(path)
+            && let Err(error) = app.remembered().save(path)
         {
             eprintln!("the view is not remembered for the next start: {error:#}");
         }

@@ -53,7 +53,7 @@ fn the_next_start_opens_on_the_tab_filter_sort_cursor_and_run_left_at_quit() {
         run_info("grpo-0002", RunKind::Grpo, RunStatus::Done),
     ])));
     act(&mut app, &[Action::Up]);
-    let left = Remembered::of(&app);
+    let left = app.remembered();
     assert_eq!(left.tab, Tab::Runs);
     assert_eq!(left.run.as_deref(), Some("grpo-0001"));
 

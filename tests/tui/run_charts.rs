@@ -156,7 +156,13 @@ fn a_run_without_metrics_shows_the_pinned_run_alone_at_its_own_scale() {
         "{screen}"
     );
     for tick in ["0.775", "0.500", "0.225"] {
-        assert!(alone.contains(tick), "{tick} on the pinned run's own axis\n{alone}");
-        assert!(screen.contains(tick), "{tick}: the pinned run keeps its scale\n{screen}");
+        assert!(
+            alone.contains(tick),
+            "{tick} on the pinned run's own axis\n{alone}"
+        );
+        assert!(
+            screen.contains(tick),
+            "{tick}: the pinned run keeps its scale\n{screen}"
+        );
     }
 }

@@ -209,6 +209,20 @@ impl App {
         commands
     }
 
+    /// What the app shows now, for the next start (`tui::memory`).
+    pub fn remembered(&self) -> Remembered {
+        let list = &self.tabs.rollouts.list;
+        Remembered {
+            tab: self.tab,
+            filter: list.listing.filter.clone(),
+            sort: list.listing.sort,
+            descending: list.listing.descending,
+            cursor: list.cursor,
+            selected: list.selected().map(|summary| summary.id),
+            run: self.tabs.runs.selected_run().map(|run| run.id.clone()),
+        }
+    }
+
     /// The screen on top of the Rollouts tab.
     pub fn screen(&self) -> Screen {
         self.tabs.rollouts.screen()

@@ -4,6 +4,7 @@ mod curate;
 mod group;
 mod help;
 mod launch;
+mod outcome_pane;
 mod preview;
 mod rollouts;
 mod runs;

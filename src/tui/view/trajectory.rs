@@ -1,10 +1,9 @@
 //! The trajectory screen: a header with the task, the list of sections (prompt, turns,
 //! outcome) and the current section, or the token view.
 
+use super::outcome_pane;
 use super::tokens;
-use super::widgets::{
-    ellipsize, gauge, label_letters, label_marks, line, pane, shown_labels, span,
-};
+use super::widgets::{gauge, label_letters, label_marks, line, pane, shown_labels, span};
 use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::content::Section;
@@ -17,7 +16,6 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use unicode_width::UnicodeWidthStr;
 
 /// Draws the trajectory screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -61,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     };
     draw_sections(frame, turns, app, open);
     if let Some(outcome) = outcome {
-        draw_outcome(frame, outcome, theme, open, blind);
+        outcome_pane::draw(frame, outcome, theme, open, blind);
     }
     if state.tokens.is_some() {
         tokens::draw(frame, areas.pane, app, open);
@@ -180,80 +178,6 @@ fn draw_header(
         Paragraph::new(Line::from(body)).block(pane(theme, Line::from(title), false)),
         area,
     );
-}
-
-/// The reward's parts and total, and the advantage (not when labelling `blind`).
-fn draw_outcome(frame: &mut Frame, area: Rect, theme: &Theme, open: &OpenTrajectory, blind: bool) {
-    let trajectory = open.trajectory();
-    let mut lines = Vec::new();
-    let columns = usize::from(area.width.saturating_sub(2));
-    if let Some(reward) = &trajectory.reward {
-        let (verdict, tone) = if reward.is_pass() {
-            ("pass", Tone::Pass)
-        } else {
-            ("fail", Tone::Fail)
-        };
-        let name_width = reward
-            .components
-            .keys()
-            .map(|name| inert(name).width())
-            .chain([9])
-            .max()
-            .unwrap_or(9)
-            .min(columns.saturating_sub(7).max(4));
-        let weighted = !reward.weights.is_empty() && columns >= name_width + 6 + 7;
-        let row = |name: &str, weight: Option<f64>, value: String| {
-            let shown = ellipsize(&inert(name), name_width);
-            let pad = name_width.saturating_sub(shown.width());
-            let weight = match (weighted, weight) {
-                (false, _) => String::new(),
-                (true, Some(weight)) => format!(" ×{:<4}", ellipsize(&weight.to_string(), 4)),
-                (true, None) => " ".repeat(6),
-            };
-            format!("{shown}{}{weight} {value:>6}", " ".repeat(pad))
-        };
-        let sum: f64 = reward.components.values().sum();
-        let adds_up = (sum - reward.total).abs() < 1e-6;
-        if !reward.components.is_empty() {
-            let heading = match (adds_up, weighted) {
-                (true, true) => "parts: weight × score",
-                (true, false) => "parts of the total",
-                (false, _) => "scores (not parts)",
-            };
-            lines.push(Line::from(span(theme, Tone::Accent, heading)));
-        }
-        for (name, value) in &reward.components {
-            let value = if adds_up {
-                format!("{value:+.2}")
-            } else {
-                format!("{value:.2}")
-            };
-            let weight = reward.weights.get(name).copied();
-            lines.push(Line::from(span(
-                theme,
-                Tone::Muted,
-                row(name, weight, value),
-            )));
-        }
-        lines.push(Line::from(span(
-            theme,
-            tone,
-            row(
-                &format!("= {verdict}"),
-                None,
-                format!("{:.2}", reward.total),
-            ),
-        )));
-    }
-    if let Some(advantage) = trajectory.advantage.filter(|_| !blind) {
-        lines.push(Line::from(span(
-            theme,
-            Tone::Muted,
-            format!("advantage {advantage:+.2}"),
-        )));
-    }
-    let title = Line::from(span(theme, Tone::Muted, " outcome "));
-    frame.render_widget(Paragraph::new(lines).block(pane(theme, title, false)), area);
 }
 
 fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
