@@ -8,6 +8,9 @@ use super::{LocalStore, StoreError, StoreResult, keys};
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::sync::MutexGuard;
 
+/// Trajectories read per group handed to the indexer during a rebuild.
+const REBUILD_BATCH: usize = 256;
+
 /// The meta key holding the text generation.
 pub(super) fn generation_key() -> Vec<u8> {
     keys::meta_key("text-generation")
@@ -86,12 +89,14 @@ impl LocalStore {
         self.rebuild_text_index()
     }
 
-    /// Rebuilds the search index from every stored record, whatever its state.
+    /// Rebuilds the search index from every stored record, whatever its state, handing the
+    /// indexer `REBUILD_BATCH` trajectories at a time.
     pub fn rebuild_text_index(&self) -> StoreResult<()> {
         let _guard = self.write_guard();
         let generation = self.text_generation()?;
         let mut index = self.text_index()?;
         index.clear()?;
+        let mut batch = Vec::with_capacity(REBUILD_BATCH);
         for item in self.db.scan_prefix([keys::LOCATION]) {
             let (key, value) = item?;
             let corrupt = |what: String| StoreError::Corrupt {
@@ -102,8 +107,13 @@ impl LocalStore {
                 .ok_or_else(|| corrupt("a location key".into()))?;
             let entry =
                 Entry::decode(&value).ok_or_else(|| corrupt(format!("location of {id}")))?;
-            index.add(&self.read_record(id, entry)?)?;
+            batch.push(self.read_record(id, entry)?);
+            if batch.len() == REBUILD_BATCH {
+                index.add(&batch)?;
+                batch.clear();
+            }
         }
+        index.add(&batch)?;
         index.commit(generation)?;
         Ok(())
     }

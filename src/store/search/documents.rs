@@ -4,7 +4,7 @@
 use crate::trajectory::{Message, Role, Trajectory};
 use std::collections::HashMap;
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TEXT, TextFieldIndexing, TextOptions,
+    FAST, Field, INDEXED, IndexRecordOption, Schema, TEXT, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{LowerCaser, RawTokenizer, TextAnalyzer};
 use tantivy::{Index, TantivyDocument, Term};
@@ -23,7 +23,7 @@ pub(crate) struct Fields {
     pub tool: Field,
     /// The trajectory's task id.
     pub task: Field,
-    /// The trajectory id (indexed for deletes, fast for collection, stored).
+    /// The trajectory id (indexed for deletes, fast for collection).
     pub trajectory: Field,
     /// The message's position in the trajectory (fast, for hits within one trajectory).
     pub message: Field,
@@ -46,7 +46,7 @@ impl Fields {
             role: builder.add_text_field("role", keyword.clone()),
             tool: builder.add_text_field("tool", keyword.clone()),
             task: builder.add_text_field("task", keyword),
-            trajectory: builder.add_u64_field("trajectory", INDEXED | FAST | STORED),
+            trajectory: builder.add_u64_field("trajectory", INDEXED | FAST),
             message: builder.add_u64_field("message", FAST),
         };
         (builder.build(), fields)

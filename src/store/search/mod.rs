@@ -14,6 +14,7 @@ use documents::Fields;
 use std::path::{Path, PathBuf};
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::IndexRecordOption;
+use tantivy::indexer::UserOperation;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 /// The folder, inside the store folder, that holds the index.
@@ -160,17 +161,33 @@ impl TextIndex {
         generation: u64,
     ) -> Result<(), SearchError> {
         let fields = self.fields;
-        for id in deleted {
-            self.writer()?.delete_term(fields.trajectory_term(id.0));
-        }
+        let mut operations: Vec<UserOperation> = deleted
+            .iter()
+            .map(|id| UserOperation::Delete(fields.trajectory_term(id.0)))
+            .collect();
         for &(trajectory, stored_before) in written {
             if stored_before {
-                self.writer()?
-                    .delete_term(fields.trajectory_term(trajectory.id.0));
+                operations.push(UserOperation::Delete(
+                    fields.trajectory_term(trajectory.id.0),
+                ));
             }
-            self.add(trajectory)?;
+            operations.extend(fields.documents(trajectory).into_iter().map(UserOperation::Add));
         }
+        self.run(operations)?;
         self.pending = Some(generation);
+        Ok(())
+    }
+
+    /// Hands operations to the indexing thread as one group (one message, not one per
+    /// document: the thread's wake-ups cost more than the indexing).
+    fn run(&mut self, operations: Vec<UserOperation>) -> Result<(), SearchError> {
+        if operations.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        self.writer()?
+            .run(operations)
+            .map_err(|error| index_error(&path, error))?;
         Ok(())
     }
 
@@ -185,17 +202,15 @@ impl TextIndex {
         Ok(())
     }
 
-    /// Adds a trajectory's documents without committing, for a rebuild.
-    pub fn add(&mut self, trajectory: &Trajectory) -> Result<(), SearchError> {
+    /// Adds trajectories' documents without committing, for a rebuild.
+    pub fn add(&mut self, trajectories: &[Trajectory]) -> Result<(), SearchError> {
         let fields = self.fields;
-        let path = self.path.clone();
-        let writer = self.writer()?;
-        for document in fields.documents(trajectory) {
-            writer
-                .add_document(document)
-                .map_err(|error| index_error(&path, error))?;
-        }
-        Ok(())
+        let operations = trajectories
+            .iter()
+            .flat_map(|trajectory| fields.documents(trajectory))
+            .map(UserOperation::Add)
+            .collect();
+        self.run(operations)
     }
 
     /// Commits what was added as `generation` and makes it visible to searches.
