@@ -10,6 +10,7 @@ mod activity;
 mod command;
 pub mod demo;
 mod device;
+mod fork_tree;
 mod jobs;
 mod launch;
 mod overview;

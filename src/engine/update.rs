@@ -6,7 +6,7 @@ use super::overview::Overview;
 use super::spelling::TokenSpellings;
 use crate::curate::{ExportReport, Finding, SelectionPreview, SelectionRules};
 use crate::store::{Changed, Filter, Summary, TextHits};
-use crate::trajectory::{Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
+use crate::trajectory::{ForkNode, Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
 use std::path::PathBuf;
 
 /// What the engine is doing.
@@ -45,6 +45,9 @@ pub struct LoadedTrajectory {
     pub spellings: Option<TokenSpellings>,
     /// For a fork, the trajectory it continues (without its token trace), to diff against.
     pub parent: Option<Box<Trajectory>>,
+    /// The fork tree it belongs to, depth first from its root (empty when it neither forks
+    /// nor was forked).
+    pub tree: Vec<ForkNode>,
 }
 
 /// The samples of a GRPO group, in sample order, with their task.

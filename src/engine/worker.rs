@@ -326,6 +326,7 @@ impl Worker {
             Some(origin) => self.store.get_without_trace(origin.parent)?.map(Box::new),
             None => None,
         };
+        let tree = super::fork_tree::fork_tree(&self.store, &trajectory)?;
         self.send(Update::Trajectory {
             tag,
             loaded: Box::new(LoadedTrajectory {
@@ -333,6 +334,7 @@ impl Worker {
                 task,
                 spellings,
                 parent,
+                tree,
             }),
         });
         Ok(())

@@ -71,3 +71,21 @@ impl PrefixKind {
         }
     }
 }
+
+/// One trajectory of a fork tree as the tree overview shows it, in depth-first order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ForkNode {
+    /// The trajectory.
+    pub id: TrajectoryId,
+    /// How far below the root (the first trajectory not forked from another), 0 for it.
+    pub depth: u32,
+    /// The turn it was sampled from and its index among that fork's continuations; `None`
+    /// for the root.
+    pub origin: Option<(u32, u32)>,
+    /// Whether it passed, where known.
+    pub passed: Option<bool>,
+    /// Its outcome reward, where known.
+    pub reward: Option<f64>,
+    /// Whether it is the last child of its parent (the overview draws `└─`, else `├─`).
+    pub last: bool,
+}

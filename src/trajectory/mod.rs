@@ -13,7 +13,7 @@ mod task;
 mod trace;
 mod traj;
 
-pub use fork::{ForkBranch, ForkOrigin, MessageEdit, PrefixKind};
+pub use fork::{ForkBranch, ForkNode, ForkOrigin, MessageEdit, PrefixKind};
 pub use id::TrajectoryId;
 pub use message::{ArgumentsEncoding, Message, Role, Span, ToolCall};
 pub use run::{CODE_VERSION, MetricsRow, RunInfo, RunKind, RunStatus};

@@ -92,6 +92,7 @@ pub fn sections(
     let mut outcome = outcome_lines(loaded);
     if !blind {
         outcome.extend(fork_lines::branch_lines(trajectory));
+        outcome.extend(fork_lines::tree_lines(&loaded.tree, trajectory.id));
         if let Some(parent) = &loaded.parent {
             outcome.extend(fork_lines::parent_diff_lines(trajectory, parent));
         }

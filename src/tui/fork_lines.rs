@@ -2,7 +2,7 @@
 //! the branches made from a trajectory, and its success-from-here along the turns.
 
 use super::rich::{RichLine, Tone, piece};
-use crate::trajectory::{ScoreSource, Trajectory};
+use crate::trajectory::{ForkNode, ScoreSource, Trajectory, TrajectoryId};
 
 /// Eighths of a cell, for the success-from-here bars (a dot for none).
 const BARS: [&str; 9] = ["·", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
@@ -189,4 +189,63 @@ pub fn parent_diff_lines(trajectory: &Trajectory, parent: &Trajectory) -> Vec<Ri
 fn first_line(text: &str) -> String {
     let line = text.lines().next().unwrap_or("");
     crate::text::clip(line, 80).into_owned()
+}
+
+/// The whole fork tree the trajectory belongs to, drawn with `├─`/`└─` from its root: each
+/// trajectory's id, the turn and index it was sampled from, its verdict and reward, the open
+/// one marked; `:open ID` opens any of them.
+pub fn tree_lines(tree: &[ForkNode], open: TrajectoryId) -> Vec<RichLine> {
+    if tree.len() < 2 {
+        return Vec::new();
+    }
+    let passes = tree.iter().filter(|node| node.passed == Some(true)).count();
+    let mut lines = vec![
+        Vec::new(),
+        vec![
+            piece(Tone::Accent, "fork tree  "),
+            piece(
+                Tone::Muted,
+                &format!(
+                    "{} trajectories, {passes} pass · `:open ID` opens one",
+                    tree.len()
+                ),
+            ),
+        ],
+    ];
+    let mut open_levels: Vec<bool> = Vec::new();
+    for node in tree {
+        let depth = node.depth as usize;
+        open_levels.truncate(depth);
+        let mut prefix = String::from("  ");
+        for &more in open_levels.iter().skip(1) {
+            prefix.push_str(if more { "│  " } else { "   " });
+        }
+        if depth > 0 {
+            prefix.push_str(if node.last { "└─ " } else { "├─ " });
+        }
+        open_levels.push(!node.last);
+        let origin = match node.origin {
+            Some((turn, index)) => format!("t{turn} #{index} "),
+            None => "root ".to_string(),
+        };
+        let (verdict, tone) = match node.passed {
+            Some(true) => ("pass", Tone::Pass),
+            Some(false) => ("fail", Tone::Fail),
+            None => ("–", Tone::Muted),
+        };
+        let reward = node
+            .reward
+            .map_or(String::new(), |reward| format!(" {reward:.2}"));
+        let mut line = vec![
+            piece(Tone::Muted, &prefix),
+            piece(Tone::Text, &node.id.short(8)),
+            piece(Tone::Muted, &format!(" {origin}")),
+            piece(tone, &format!("{verdict}{reward}")),
+        ];
+        if node.id == open {
+            line.push(piece(Tone::Accent, "  ◀ open"));
+        }
+        lines.push(line);
+    }
+    lines
 }

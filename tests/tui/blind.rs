@@ -52,6 +52,7 @@ fn opened(blind: bool) -> (App, Vec<Command>) {
                     task: Some(synthetic::task(index, &spec())),
                     spellings: None,
                     parent: None,
+                    tree: Vec::new(),
                 }),
             }));
         }

@@ -92,6 +92,7 @@ pub fn answer_preview(app: &mut App, commands: &[Command]) -> Vec<Command> {
                 task: Some(synthetic::task(index, &spec())),
                 spellings: None,
                 parent: None,
+                tree: Vec::new(),
             };
             more.extend(app.update(Msg::Engine(Update::Trajectory {
                 tag: *tag,

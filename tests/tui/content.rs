@@ -62,6 +62,7 @@ fn sections_hold_reasoning_code_and_observations() {
         task: None,
         spellings: None,
         parent: None,
+        tree: Vec::new(),
     };
     let built = sections(&loaded, &Highlighter::default(), false);
     let kinds: Vec<Section> = built.iter().map(|section| section.section).collect();
@@ -150,6 +151,7 @@ pub fn opened(trajectory: Trajectory, width: u16, height: u16) -> rollscope::tui
         task: None,
         spellings: None,
         parent: None,
+        tree: Vec::new(),
     };
     app.update(Msg::Engine(Update::Trajectory {
         tag,

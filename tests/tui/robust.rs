@@ -159,6 +159,7 @@ fn hostile_content_renders_inert_at_any_size() {
             task: None,
             spellings: None,
             parent: None,
+            tree: Vec::new(),
         };
         app.update(Msg::Engine(Update::Trajectory {
             tag,
@@ -203,6 +204,7 @@ fn a_megabyte_observation_is_cut_with_a_note() {
         task: None,
         spellings: None,
         parent: None,
+        tree: Vec::new(),
     };
     let sections = rollscope::tui::content::sections(&loaded, &Default::default(), false);
     let first_turn = &sections[1].lines;

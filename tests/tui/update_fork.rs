@@ -50,6 +50,7 @@ fn answer_with_parent(
             task: None,
             spellings: None,
             parent: parent.map(|parent| Box::new(parent.clone())),
+            tree: Vec::new(),
         }),
     }));
 }

@@ -12,9 +12,9 @@ use crate::trajectory::{Trajectory, TrajectoryId};
 use collect::DistinctValues;
 use documents::Fields;
 use std::path::{Path, PathBuf};
+use tantivy::indexer::UserOperation;
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::indexer::UserOperation;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
 /// The folder, inside the store folder, that holds the index.
@@ -171,7 +171,12 @@ impl TextIndex {
                     fields.trajectory_term(trajectory.id.0),
                 ));
             }
-            operations.extend(fields.documents(trajectory).into_iter().map(UserOperation::Add));
+            operations.extend(
+                fields
+                    .documents(trajectory)
+                    .into_iter()
+                    .map(UserOperation::Add),
+            );
         }
         self.run(operations)?;
         self.pending = Some(generation);
