@@ -167,7 +167,8 @@ fn system_user_name() -> Option<String> {
             &mut found,
         )
     };
-    if status != 0 || found.is_null() {
+    // SAFETY: `found` is checked before it is read; on success it points at `entry`.
+    if status != 0 || found.is_null() || unsafe { (*found).pw_name.is_null() } {
         return None;
     }
     // SAFETY: `found` is non-null, so `entry` was filled and `pw_name` is a C string in

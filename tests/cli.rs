@@ -143,7 +143,7 @@ fn import_list_show_label_export_round_trip() {
         .unwrap();
     assert_eq!(
         added.author.as_deref(),
-        Some(system_user.trim()),
+        Some(system_user.trim()).filter(|name| !name.is_empty()),
         "an empty $USER falls back to the system's user name"
     );
     assert_eq!(again.token_trace, target.token_trace);

@@ -5,7 +5,7 @@
 use super::Cli;
 use crate::run::{observed, step_rollouts};
 use crate::store::{Filter, Outcome, Store};
-use crate::trajectory::{MetricsRow, RunStatus};
+use crate::trajectory::{MetricsRow, RunInfo, RunStatus};
 use std::time::Duration;
 
 /// Follows session run `run` in `store`, printing rows with `print` (and `once`: what is
@@ -34,7 +34,7 @@ pub fn follow_session_run(
         for row in &rows {
             print(std::slice::from_ref(row));
             if !cli.json
-                && let Some(line) = rollouts_of(store, run, row.step)?
+                && let Some(line) = rollouts_of(store, &info, row.step)?
             {
                 println!("       {line}");
             }
@@ -59,11 +59,12 @@ pub fn follow_session_run(
     }
 }
 
-/// The rollouts behind row `step` of `run` (sampled by policy version `step − 1`), in
+/// The rollouts behind row `step` of a run (`run::step_rollouts`), in
 /// words: `16 rollouts by policy version 2, 9 pass`; `None` when it has none (an SFT run,
 /// the evaluation before the first step).
-fn rollouts_of(store: &Store, run: &str, step: u64) -> anyhow::Result<Option<String>> {
-    let Some(behind) = step_rollouts(run, step) else {
+fn rollouts_of(store: &Store, info: &RunInfo, step: u64) -> anyhow::Result<Option<String>> {
+    let run = &info.id;
+    let Some(behind) = step_rollouts(info, step) else {
         return Ok(None);
     };
     let version = behind.step.unwrap_or_default();

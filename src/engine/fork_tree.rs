@@ -11,7 +11,8 @@ pub const MAX_NODES: usize = 200;
 const MAX_DEPTH: usize = 64;
 
 /// The tree `trajectory` belongs to, depth first from its root (at most `MAX_NODES`
-/// trajectories); empty when it neither forks nor was forked.
+/// trajectories, each read only when it is drawn); empty when it neither forks nor was
+/// forked.
 pub fn fork_tree(store: &Store, trajectory: &Trajectory) -> anyhow::Result<Vec<ForkNode>> {
     if trajectory.fork.is_none() && trajectory.branches.is_empty() {
         return Ok(Vec::new());
@@ -25,16 +26,19 @@ pub fn fork_tree(store: &Store, trajectory: &Trajectory) -> anyhow::Result<Vec<F
         }
     }
     let mut nodes = Vec::new();
-    let mut stack: Vec<(Trajectory, u32, bool)> = vec![(root, 0, true)];
-    while let Some((node, depth, last)) = stack.pop() {
+    let mut stack: Vec<(TrajectoryId, u32, bool)> = vec![(root.id, 0, true)];
+    let mut next = Some(root);
+    while let Some((id, depth, last)) = stack.pop() {
         if nodes.len() == MAX_NODES {
             break;
         }
-        let children: Vec<TrajectoryId> = node
-            .branches
-            .iter()
-            .flat_map(|branch| branch.children.iter().copied())
-            .collect();
+        let node = match next.take() {
+            Some(node) => node,
+            None => match store.get_without_trace(id)? {
+                Some(node) => node,
+                None => continue,
+            },
+        };
         nodes.push(ForkNode {
             id: node.id,
             depth,
@@ -43,14 +47,13 @@ pub fn fork_tree(store: &Store, trajectory: &Trajectory) -> anyhow::Result<Vec<F
             reward: node.reward.as_ref().map(|reward| reward.total),
             last,
         });
-        let mut loaded = Vec::with_capacity(children.len());
-        for id in children.into_iter().take(MAX_NODES) {
-            if let Some(child) = store.get_without_trace(id)? {
-                loaded.push(child);
-            }
-        }
-        let count = loaded.len();
-        for (index, child) in loaded.into_iter().enumerate().rev() {
+        let children: Vec<TrajectoryId> = node
+            .branches
+            .iter()
+            .flat_map(|branch| branch.children.iter().copied())
+            .collect();
+        let count = children.len();
+        for (index, child) in children.into_iter().enumerate().rev() {
             stack.push((child, depth + 1, index + 1 == count));
         }
     }

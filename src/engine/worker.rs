@@ -326,7 +326,7 @@ impl Worker {
             Some(origin) => self.store.get_without_trace(origin.parent)?.map(Box::new),
             None => None,
         };
-        let tree = super::fork_tree::fork_tree(&self.store, &trajectory)?;
+        let tree = super::fork_tree::fork_tree(&self.store, &trajectory).unwrap_or_default();
         self.send(Update::Trajectory {
             tag,
             loaded: Box::new(LoadedTrajectory {

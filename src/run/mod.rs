@@ -63,7 +63,7 @@ use crate::agent::rollout::{LocalPolicy, Policy};
 use crate::model::{DEFAULT_PREFIX_CACHE_TOKENS, Decoder, LanguageModel, Network};
 use crate::store::Filter;
 use crate::train::Trainer;
-use crate::trajectory::{RunStatus, Task};
+use crate::trajectory::{RunInfo, RunStatus, Task};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -79,13 +79,16 @@ pub const GRPO_PRESET: &str = include_str!("../../examples/grpo-tiny.toml");
 /// The badcase loop's preset (`examples/loop-tiny.toml`), what `rollscope loop` runs.
 pub const LOOP_PRESET: &str = include_str!("../../examples/loop-tiny.toml");
 
-/// The rollouts behind metrics row `step` of `run`: those policy version `step − 1` sampled
-/// (a GRPO step rolls out with the policy before its update); `None` for step 0, which has
-/// none.
-pub fn step_rollouts(run: &str, step: u64) -> Option<Filter> {
+/// The rollouts behind metrics row `step` of `run`: those the policy before the step's
+/// update sampled, version `step − 1`, or `step − 2` when the run rolls out asynchronously
+/// (`grpo.async_rollouts`: a step trains on rollouts started a step earlier, so steps 1 and 2
+/// both list version 0's); `None` for step 0, which has none.
+pub fn step_rollouts(run: &RunInfo, step: u64) -> Option<Filter> {
+    let ahead = run.config.pointer("/grpo/async_rollouts") == Some(&serde_json::Value::Bool(true));
+    let version = step.checked_sub(1)?.saturating_sub(u64::from(ahead));
     Some(Filter {
-        run: Some(run.to_string()),
-        step: Some(step.checked_sub(1)?),
+        run: Some(run.id.clone()),
+        step: Some(version),
         ..Filter::default()
     })
 }

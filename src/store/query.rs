@@ -51,13 +51,9 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// Whether a summary passes every condition but `full_text` (which `LocalStore::query`
-    /// answers through the search index).
+    /// Whether a summary passes every condition but `full_text` and `ids` (which
+    /// `LocalStore::query` answers through the search index and the location index).
     pub fn matches(&self, summary: &Summary) -> bool {
-        let ids_ok = self
-            .ids
-            .as_ref()
-            .is_none_or(|ids| ids.contains(&summary.id));
         let run_ok = self.run.as_ref().is_none_or(|run| &summary.run == run);
         let step_ok = self.step.is_none_or(|step| summary.step == Some(step));
         let group_ok = self.group.is_none_or(|group| summary.group == Some(group));
@@ -80,8 +76,7 @@ impl Filter {
             .text
             .as_ref()
             .is_none_or(|text| text_matches(summary, text));
-        ids_ok
-            && run_ok
+        run_ok
             && step_ok
             && group_ok
             && task_ok

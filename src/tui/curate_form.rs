@@ -115,8 +115,13 @@ pub enum ExportStatus {
         /// Seconds it took.
         seconds: f64,
     },
-    /// The file exists: the next Export replaces it.
-    Exists(PathBuf),
+    /// The file exists: the next Export to the same path (as typed) replaces it.
+    Exists {
+        /// The file found.
+        path: PathBuf,
+        /// The form's path when it was found.
+        typed: String,
+    },
     /// It failed.
     Failed(String),
 }
@@ -154,7 +159,7 @@ pub struct CurateForm {
     /// The export path (relative to the session's folder unless absolute).
     pub path: String,
     /// Whether the user typed the path; else it follows the format
-    /// (`exports/best-of-n.<format>.jsonl`, or `.parquet` once chosen).
+    /// (`exports/best-of-n.<format>.jsonl`).
     pub path_typed: bool,
     /// The last preview received, with the filter and rules it was computed for.
     pub preview: Option<(Filter, SelectionRules, SelectionPreview)>,
@@ -174,7 +179,7 @@ impl Default for CurateForm {
             rules: SelectionRules::default(),
             format: Format::OpenaiMessages,
             arguments: ToolArguments::Object,
-            path: format_path(Format::OpenaiMessages, "jsonl"),
+            path: format_path(Format::OpenaiMessages),
             path_typed: false,
             preview: None,
             kept: Vec::new(),
@@ -193,9 +198,9 @@ const FORMATS: [Format; 5] = [
     Format::Rollscope,
 ];
 
-/// The path the form proposes for a format: `exports/best-of-n.<format>.<extension>`.
-fn format_path(format: Format, extension: &str) -> String {
-    format!("exports/best-of-n.{}.{extension}", format.name())
+/// The path the form proposes for a format: `exports/best-of-n.<format>.jsonl`.
+fn format_path(format: Format) -> String {
+    format!("exports/best-of-n.{}.jsonl", format.name())
 }
 
 /// The least-PRM values the form steps through (`None`: no threshold).
@@ -259,9 +264,11 @@ impl CurateForm {
     /// preview of the current rules has arrived.
     pub fn chosen_listing(&self) -> Option<Listing> {
         self.current_preview()?;
+        let mut ids = self.kept.clone();
+        ids.sort_unstable();
         Some(Listing {
             filter: Filter {
-                ids: Some(self.kept.clone()),
+                ids: Some(ids),
                 ..Filter::default()
             },
             sort: SortKey::Task,
@@ -277,8 +284,7 @@ impl CurateForm {
         if path.is_empty() {
             return Err("give the export a path first (enter on `path`)".into());
         }
-        let replace = matches!(&self.export, ExportStatus::Exists(existing)
-            if existing.ends_with(path));
+        let replace = matches!(&self.export, ExportStatus::Exists { typed, .. } if typed == path);
         self.export = ExportStatus::Writing {
             written: 0,
             total: 0,
@@ -339,8 +345,7 @@ impl CurateForm {
             Field::Format => {
                 self.format = cycle(&FORMATS, self.format, forward);
                 if !self.path_typed {
-                    let parquet = self.path.ends_with(".parquet");
-                    self.path = format_path(self.format, if parquet { "parquet" } else { "jsonl" });
+                    self.path = format_path(self.format);
                 }
                 return FormOutcome::Nothing;
             }

@@ -63,7 +63,13 @@ pub fn run(
     if let Some(path) = &memory {
         match Remembered::load(path) {
             Ok(remembered) => config.remembered = remembered,
-            Err(error) => notice = Some(format!("{error:#}; starting from the whole list")),
+            Err(error) => {
+                let unread = format!("{error:#}; starting from the whole list");
+                notice = Some(match notice {
+                    Some(first) => format!("{first} · {unread}"),
+                    None => unread,
+                });
+            }
         }
     }
     let engine_config = EngineConfig {

@@ -393,7 +393,9 @@ fn the_form_steps_min_prm_lists_the_chosen_samples_and_asks_before_replacing() {
             _ => None,
         })
         .expect("the chosen samples listed");
-    assert_eq!(listed.ids, Some(chosen));
+    let mut sorted = chosen;
+    sorted.sort_unstable();
+    assert_eq!(listed.ids, Some(sorted), "the chosen ids, in id order");
 
     act(
         &mut app,
@@ -410,11 +412,30 @@ fn the_form_steps_min_prm_lists_the_chosen_samples_and_asks_before_replacing() {
     app.update(Msg::Engine(Update::Export(ExportProgress::Exists(
         existing.clone(),
     ))));
-    assert_eq!(app.tabs.curate.form.export, ExportStatus::Exists(existing));
+    assert_eq!(
+        app.tabs.curate.form.export,
+        ExportStatus::Exists {
+            path: existing.clone(),
+            typed: "mine.jsonl".into()
+        }
+    );
     assert!(render(&app).contains("enter on Export again replaces it"));
+    app.tabs.curate.set_path("sub/mine.jsonl");
+    let commands = act(&mut app, &[Action::Bottom, Action::Open]);
+    assert!(
+        matches!(
+            commands.as_slice(),
+            [Command::Export { replace: false, .. }]
+        ),
+        "another path is not replaced unasked: {commands:?}"
+    );
+    app.tabs.curate.set_path("mine.jsonl");
+    app.update(Msg::Engine(Update::Export(ExportProgress::Exists(
+        existing,
+    ))));
     let commands = act(&mut app, &[Action::Bottom, Action::Open]);
     assert!(
         matches!(commands.as_slice(), [Command::Export { replace: true, .. }]),
-        "the second Export replaces: {commands:?}"
+        "the second Export to the same path replaces: {commands:?}"
     );
 }

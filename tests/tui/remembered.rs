@@ -122,6 +122,21 @@ fn a_shrunk_list_keeps_the_cursor_within_it_and_blind_labelling_starts_afresh() 
         "the list has 30 rows now"
     );
 
+    let moved = Remembered {
+        cursor: 3,
+        selected: Some(summaries(30)[7].id),
+        ..Remembered::default()
+    };
+    let mut config = AppConfig::new("test", Rect::new(0, 0, 120, 40));
+    config.remembered = Some(moved);
+    let mut app = App::new(config);
+    let commands = app.start();
+    window(&mut app, &commands, 30);
+    assert_eq!(
+        app.tabs.rollouts.list.cursor, 7,
+        "the cursor follows the remembered trajectory to its new row"
+    );
+
     let mut config = AppConfig::new("test", Rect::new(0, 0, 120, 40));
     config.remembered = Some(remembered);
     config.blind = true;

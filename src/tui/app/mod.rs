@@ -195,9 +195,11 @@ impl App {
             ));
         }
         let mut commands = vec![
-            self.tabs
-                .rollouts
-                .relist_at(remembered.listing(), remembered.cursor),
+            self.tabs.rollouts.relist_at(
+                remembered.listing(),
+                remembered.cursor,
+                remembered.selected,
+            ),
             Command::LoadRuns,
         ];
         let shown = self.switch_tab(remembered.tab);
@@ -219,7 +221,12 @@ impl App {
             descending: list.listing.descending,
             cursor: list.cursor,
             selected: list.selected().map(|summary| summary.id),
-            run: self.tabs.runs.selected_run().map(|run| run.id.clone()),
+            run: self
+                .tabs
+                .runs
+                .selected_run()
+                .map(|run| run.id.clone())
+                .or_else(|| self.tabs.runs.follow.clone()),
         }
     }
 

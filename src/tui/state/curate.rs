@@ -88,7 +88,10 @@ impl CurateTab {
                     "{} exists: enter on Export again replaces it, or change the path",
                     path.display()
                 ));
-                ExportStatus::Exists(path)
+                ExportStatus::Exists {
+                    path,
+                    typed: self.form.path.trim().to_string(),
+                }
             }
         };
     }

@@ -42,6 +42,9 @@ pub struct ListState {
     pub preview_id: Option<TrajectoryId>,
     /// Set while the list shows the reward-hacking audit queue of its filter.
     pub audit: Option<AuditView>,
+    /// A trajectory the cursor moves to when the next window holds it (a remembered view
+    /// whose rows moved).
+    pub seek: Option<TrajectoryId>,
 }
 
 /// The audit queue the list shows.
@@ -131,6 +134,7 @@ impl ListState {
         self.start = 0;
         self.rows.clear();
         self.cursor = cursor;
+        self.seek = None;
         self.top = cursor.saturating_sub(self.height / 2);
         self.preview = None;
         self.preview_id = None;
@@ -182,6 +186,11 @@ impl ListState {
         self.start = window.start;
         self.rows = window.rows;
         self.requested = None;
+        if let Some(id) = self.seek.take()
+            && let Some(position) = self.rows.iter().position(|row| row.id == id)
+        {
+            self.cursor = self.start + position;
+        }
         let known = self.known_rows();
         self.cursor = self.cursor.min(known.saturating_sub(1));
         self.keep_cursor_visible();

@@ -348,7 +348,7 @@ impl RunsTab {
                 })
             }
             Action::Open => match self.selected_run() {
-                Some(run) => Outcome::List(self.cursor.listing(&run.id, &self.rows)),
+                Some(run) => Outcome::List(self.cursor.listing(run, &self.rows)),
                 None => Outcome::Commands(Vec::new()),
             },
             _ => self.on_move(action),

@@ -5,7 +5,7 @@
 use crate::engine::Listing;
 use crate::run::step_rollouts;
 use crate::store::{Filter, SortKey};
-use crate::trajectory::MetricsRow;
+use crate::trajectory::{MetricsRow, RunInfo};
 
 /// Where the cursor is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,23 +18,20 @@ pub enum StepCursor {
 }
 
 impl StepCursor {
-    /// The row the cursor is on: the newest, or the held row of its step (the nearest
-    /// earlier one when that step's row is gone).
+    /// The row the cursor is on: the newest, or the held row of its step (when that step's
+    /// row is gone, the one before it, or the first row).
     pub fn row<'a>(&self, rows: &'a [MetricsRow]) -> Option<&'a MetricsRow> {
         match self {
             Self::Latest => rows.last(),
-            Self::At(step) => match rows.binary_search_by_key(step, |row| row.step) {
-                Ok(index) => rows.get(index),
-                Err(index) => rows.get(index.saturating_sub(1)),
-            },
+            Self::At(step) => rows.get(held_index(rows, *step)),
         }
     }
 
-    /// The step the user put the cursor on, if they moved it.
-    pub fn chosen(&self) -> Option<u64> {
+    /// The row the user put the cursor on, once they moved it (charts mark its step).
+    pub fn marked<'a>(&self, rows: &'a [MetricsRow]) -> Option<&'a MetricsRow> {
         match self {
             Self::Latest => None,
-            Self::At(step) => Some(*step),
+            Self::At(_) => self.row(rows),
         }
     }
 
@@ -46,10 +43,7 @@ impl StepCursor {
         };
         let index = match self {
             Self::Latest => last,
-            Self::At(step) => match rows.binary_search_by_key(&step, |row| row.step) {
-                Ok(index) => index,
-                Err(index) => index.saturating_sub(1),
-            },
+            Self::At(step) => held_index(rows, step),
         };
         let target = index.saturating_add_signed(by);
         if by > 0 && target > last {
@@ -61,9 +55,11 @@ impl StepCursor {
     /// What `enter` lists for `run`: once the user moved the cursor, the rollouts behind its
     /// step grouped by GRPO group (by run, step, group and sample); else the whole run's,
     /// newest first.
-    pub fn listing(&self, run: &str, rows: &[MetricsRow]) -> Listing {
-        let step = self.chosen().and_then(|_| self.row(rows));
-        match step.and_then(|row| step_rollouts(run, row.step)) {
+    pub fn listing(&self, run: &RunInfo, rows: &[MetricsRow]) -> Listing {
+        match self
+            .marked(rows)
+            .and_then(|row| step_rollouts(run, row.step))
+        {
             Some(filter) => Listing {
                 filter,
                 sort: SortKey::Step,
@@ -71,12 +67,21 @@ impl StepCursor {
             },
             None => Listing {
                 filter: Filter {
-                    run: Some(run.to_string()),
+                    run: Some(run.id.clone()),
                     ..Filter::default()
                 },
                 sort: SortKey::Step,
                 descending: true,
             },
         }
+    }
+}
+
+/// The index of a step's row, or of the row before it when it is gone (the first row when
+/// none is before it).
+fn held_index(rows: &[MetricsRow], step: u64) -> usize {
+    match rows.binary_search_by_key(&step, |row| row.step) {
+        Ok(index) => index,
+        Err(index) => index.saturating_sub(1),
     }
 }

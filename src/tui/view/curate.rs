@@ -183,7 +183,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             ),
             Tone::Pass,
         )),
-        ExportStatus::Exists(path) => Some((
+        ExportStatus::Exists { path, .. } => Some((
             format!(
                 "{} exists: enter on Export again replaces it (its manifest too), or change the path",
                 path.display()

@@ -42,8 +42,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             .tabs
             .runs
             .cursor
-            .chosen()
-            .and_then(|_| app.tabs.runs.cursor.row(&app.tabs.runs.rows))
+            .marked(&app.tabs.runs.rows)
             .map(|row| row.step),
     };
     match kind {

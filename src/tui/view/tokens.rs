@@ -76,7 +76,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
                             None => theme.style(Tone::Text),
                         }
                     };
-                    if reasoning[token] {
+                    if reasoning.get(token).copied().unwrap_or(false) {
                         style = style.add_modifier(Modifier::UNDERLINED);
                     }
                     Span::styled(padded, style)
@@ -86,13 +86,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         .map(Line::from)
         .collect();
     lines.push(Line::default());
-    lines.push(footer(app, token_text, trace, index, reasoning[index]));
+    let on_reasoning = reasoning.get(index).copied().unwrap_or(false);
+    lines.push(footer(app, token_text, trace, index, on_reasoning));
     let heat = match cursor.heat {
         Heat::LogProb => "log-prob",
         Heat::Entropy => "entropy",
     };
     let thinking = (0..trace.len())
-        .filter(|&token| reasoning[token] && trace.loss_mask.get(token).is_some_and(|&m| m != 0))
+        .filter(|&token| {
+            reasoning.get(token).copied().unwrap_or(false)
+                && trace.loss_mask.get(token).is_some_and(|&m| m != 0)
+        })
         .count();
     let thinking = match thinking {
         0 => String::new(),

@@ -75,9 +75,17 @@ impl RolloutsTab {
         self.list.relist(listing, &mut self.tags)
     }
 
-    /// Starts a new listing with the cursor on row `cursor` (kept within the rows it has).
-    pub fn relist_at(&mut self, listing: Listing, cursor: usize) -> Command {
-        self.list.relist_at(listing, cursor, &mut self.tags)
+    /// Starts a new listing with the cursor on row `cursor` (kept within the rows it has),
+    /// or on `seek`'s row when the first window holds it.
+    pub fn relist_at(
+        &mut self,
+        listing: Listing,
+        cursor: usize,
+        seek: Option<TrajectoryId>,
+    ) -> Command {
+        let command = self.list.relist_at(listing, cursor, &mut self.tags);
+        self.list.seek = seek;
+        command
     }
 
     /// Starts the list's listing over.
