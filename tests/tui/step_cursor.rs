@@ -154,3 +154,49 @@ fn the_cursor_stays_on_its_step_as_rows_arrive_and_resets_on_another_run() {
         "the first step holds the cursor: its rollouts are policy version 0's"
     );
 }
+
+#[test]
+fn a_step_listed_in_part_asks_for_the_whole_step_to_count_its_groups() {
+    let mut app = runs_app(vec![run_info("grpo-0001", RunKind::Grpo, RunStatus::Done)]);
+    app.update(Msg::Engine(Update::Metrics {
+        run: "grpo-0001".into(),
+        rows: rows("grpo-0001", &[0.5, 0.5, 0.5]),
+    }));
+    let commands = act(&mut app, &[Action::Left, Action::Open]);
+    let tag = list_tag(&commands);
+    let mut step_rows = summaries(300);
+    for (index, row) in step_rows.iter_mut().enumerate() {
+        row.run = "grpo-0001".into();
+        row.step = Some(1);
+        row.group = Some(index as u64 / 3);
+        row.reward = Some(if index < 3 { 0.0 } else { index as f64 });
+    }
+    let commands = app.update(Msg::Engine(Update::Window(Window {
+        tag,
+        start: 0,
+        rows: step_rows[..150].to_vec(),
+        matching: Some(300),
+        stored: Some(1000),
+    })));
+    assert!(
+        commands.contains(&Command::Page {
+            tag,
+            window: 0..300
+        }),
+        "the whole step is asked for: {commands:?}"
+    );
+    assert_eq!(
+        app.tabs.rollouts.list.step_groups(),
+        None,
+        "not counted on part of it"
+    );
+    app.update(Msg::Engine(Update::Window(Window {
+        tag,
+        start: 0,
+        rows: step_rows,
+        matching: Some(300),
+        stored: Some(1000),
+    })));
+    let groups = app.tabs.rollouts.list.step_groups().expect("counted");
+    assert_eq!((groups.groups, groups.flat.len()), (100, 1));
+}

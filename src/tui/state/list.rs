@@ -13,6 +13,9 @@ use std::ops::Range;
 /// Rows fetched beyond each edge of the visible ones.
 const MARGIN: usize = 100;
 
+/// Most rows of a step listing loaded whole, so its groups can be counted.
+const WHOLE_STEP_ROWS: usize = 4096;
+
 /// The list's state.
 #[derive(Clone, Debug, Default)]
 pub struct ListState {
@@ -88,18 +91,24 @@ impl ListState {
         self.row(self.cursor)
     }
 
-    /// A step's groups, when the listing is one step of one run (nothing else filtered) and
-    /// every row is loaded: how many, and which gave all their samples the same reward, so
-    /// that GRPO learns nothing from them.
-    pub fn step_groups(&self) -> Option<StepGroups> {
+    /// Whether the listing is one step of one run, nothing else filtered.
+    fn is_step_listing(&self) -> bool {
         let filter = &self.listing.filter;
         let step_only = crate::store::Filter {
             run: filter.run.clone(),
             step: filter.step,
             ..crate::store::Filter::default()
         };
+        filter.run.is_some() && filter.step.is_some() && *filter == step_only
+    }
+
+    /// A step's groups, when the listing is one step of one run (nothing else filtered) and
+    /// every row is loaded (`receive` asks for a whole step of up to `WHOLE_STEP_ROWS`): how
+    /// many, and which gave all their samples the same reward, so that GRPO learns nothing
+    /// from them.
+    pub fn step_groups(&self) -> Option<StepGroups> {
         let whole = self.start == 0 && self.matching == Some(self.rows.len());
-        if filter.run.is_none() || filter.step.is_none() || *filter != step_only || !whole {
+        if !self.is_step_listing() || !whole {
             return None;
         }
         let mut rewards: BTreeMap<u64, Vec<Option<f64>>> = BTreeMap::new();
@@ -194,7 +203,28 @@ impl ListState {
         let known = self.known_rows();
         self.cursor = self.cursor.min(known.saturating_sub(1));
         self.keep_cursor_visible();
-        self.follow(tags)
+        let mut commands = self.follow(tags);
+        if let Some(window) = self.whole_step_window() {
+            self.requested = Some(window.clone());
+            commands.push(Command::Page {
+                tag: self.tag,
+                window,
+            });
+        }
+        commands
+    }
+
+    /// The window of a whole step listing once it is counted, when not all of it is loaded
+    /// yet and it has at most `WHOLE_STEP_ROWS` rows (its groups are counted on all of them).
+    fn whole_step_window(&self) -> Option<Range<usize>> {
+        let matching = self.matching?;
+        let loaded = self.start == 0 && self.rows.len() == matching;
+        let asked = self
+            .requested
+            .as_ref()
+            .is_some_and(|asked| asked.start == 0 && asked.end >= matching);
+        (self.is_step_listing() && !loaded && !asked && matching <= WHOLE_STEP_ROWS)
+            .then_some(0..matching)
     }
 
     /// Replaces a row's summary (after its labels were saved).
