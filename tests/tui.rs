@@ -16,6 +16,8 @@ mod curate_views;
 mod engine;
 #[path = "tui/engine_runs.rs"]
 mod engine_runs;
+#[path = "tui/fork_tree.rs"]
+mod fork_tree;
 #[path = "tui/reading.rs"]
 mod reading;
 #[path = "tui/remembered.rs"]
