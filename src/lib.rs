@@ -11,7 +11,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`trajectory`], [`text`], [`stats`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces, a fork's origin and the branches forked from it), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names, as plain serde types with no I/O. `text` holds string helpers (escaping, "did you mean"); `stats` a success rate with its Wilson interval. `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
-//! | [`store`] | The session store: trajectories, tasks, labels (keyed by author, changed only through `store::LabelEdit`), runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction, and [`store::search`], the full-text index (tantivy, in `store/search/`) of every message, tool call and tool result, written with each store write and rebuilt from the records when missing or behind the store's text generation. [`store::Store`] is the handle everything works through: a `store::LocalStore` of this process, or the session server's ([`store::server`], one process per session over `<session>/store.sock`), both driven by the same typed requests ([`store::wire`]); change stamps (`store::ChangeStamp`) tell other processes what was written. |
+//! | [`store`] | The session store: trajectories, tasks, labels (keyed by author, changed only through `store::LabelEdit`), runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction, and [`store::search`], the full-text index (tantivy, in `store/search/`) of every message, tool call and tool result, kept in step by `store`'s indexer from a text journal every write appends to (on a background thread once writes pause, and before any search), rebuilt from the records when missing or behind what the journal holds. [`store::Store`] is the handle everything works through: a `store::LocalStore` of this process, or the session server's ([`store::server`], one process per session over `<session>/store.sock`), both driven by the same typed requests ([`store::wire`]); change stamps (`store::ChangeStamp`) tell other processes what was written. |
 //! | [`formats`] | Reading and writing other tools' files (20 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, OpenHands, PRM800K, OmegaPRM, …), records from JSONL, JSON or parquet (and any export as parquet, [`formats::write_parquet`]), detection by content, what a run's output folder holds ([`formats::folder_contents`]), metrics logs of other stacks and following them as they grow or are rewritten ([`formats::MetricsFollower`]), the chat-completions wire format (streamed chunks included). |
 //! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model (its tokenizer trained on GSM8K's train split only). The only module that knows candle's `Device`, besides [`train`]. |
 //! | [`synthetic`] | Generated GRPO-shaped rollouts for demos and benchmarks. |
@@ -102,8 +102,12 @@
 //! of any record it refuses; `ingest` writes them to the store in batches.
 //!
 //! **A search.** Every store write that changes what was said moves the store's text
-//! generation in its sled batch, then replaces the written trajectories' documents in the
-//! tantivy index (delete by id, then add) and commits with that generation. `Store::query`
+//! generation and records which trajectories it added, replaced or removed (the text
+//! journal) in its sled batch, and does nothing more. The store's indexer thread replays the
+//! journal into the tantivy index (delete by id, then add the records' documents) once
+//! writes have paused for half a second, commits with that generation and prunes what it
+//! took in; a search first catches up the same way, so it always answers for everything
+//! stored, and an import runs at full speed. `Store::query`
 //! answers a filter's `full_text` through the index (ids → sequence numbers, intersected with
 //! the other indexes); the TUI's `/` and `:filter text:` and `rollscope list --text` all set
 //! that field, and the engine's `FindText` gives the trajectory view its hit turns and words.

@@ -74,6 +74,7 @@ fn answer(store: &LocalStore, request: Request<'_>) -> StoreResult<Reply> {
         Request::SearchText(query) => Reply::Ids(store.search_text(&query)?),
         Request::TextHits { query, id } => Reply::Hits(store.text_hits(&query, id)?),
         Request::TextIndexSize => Reply::Number(store.text_index_size()?),
+        Request::TextIndexBehind => Reply::Number(store.text_index_behind()?),
         Request::RebuildTextIndex => {
             store.rebuild_text_index()?;
             Reply::Done

@@ -333,6 +333,12 @@ impl Store {
         self.done(Request::RebuildTextIndex)
     }
 
+    /// How many writes the full-text index has yet to take in (0 when in step); it catches
+    /// up once writes pause, and before any search.
+    pub fn text_index_behind(&self) -> StoreResult<u64> {
+        self.number(Request::TextIndexBehind)
+    }
+
     /// The schema version on disk.
     pub fn schema_version(&self) -> StoreResult<u32> {
         Ok(self.number(Request::SchemaVersion)? as u32)

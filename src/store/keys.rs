@@ -26,6 +26,8 @@ pub const RUN: u8 = b'U';
 pub const METRICS: u8 = b'M';
 /// Run id → what a user last asked of it (pause, resume, stop), JSON.
 pub const RUN_REQUEST: u8 = b'Q';
+/// Text generation → the trajectories that write changed, for the search index to catch up.
+pub const TEXT_JOURNAL: u8 = b'J';
 
 /// A meta key by name.
 pub fn meta_key(name: &str) -> Vec<u8> {
@@ -48,6 +50,13 @@ pub fn count_key() -> Vec<u8> {
 pub fn location_key(id: TrajectoryId) -> [u8; 9] {
     let mut key = [LOCATION; 9];
     key[1..].copy_from_slice(&id.to_bytes());
+    key
+}
+
+/// The text journal key of a generation.
+pub fn journal_key(generation: u64) -> [u8; 9] {
+    let mut key = [TEXT_JOURNAL; 9];
+    key[1..].copy_from_slice(&generation.to_be_bytes());
     key
 }
 

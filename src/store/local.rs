@@ -3,20 +3,22 @@
 
 use super::blobs::BlobLog;
 use super::changes::ChangeCounters;
+use super::indexer::{Indexer, TextShared};
 use super::lock::{HolderLock, LockFailure};
 use super::search::TextIndex;
 use super::{RECORD_LOG, StoreError, StoreOptions, StoreResult, keys, lock_path, trace_codec};
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// An open session store, held exclusively by this process.
 pub struct LocalStore {
     pub(super) db: sled::Db,
-    pub(super) blobs: BlobLog,
+    pub(super) blobs: Arc<BlobLog>,
     pub(super) path: PathBuf,
     pub(super) options: StoreOptions,
-    pub(super) writer: std::sync::Mutex<()>,
-    pub(super) text: Option<std::sync::Mutex<TextIndex>>,
+    pub(super) writer: Arc<Mutex<()>>,
+    pub(super) text: Option<Indexer>,
     pub(super) changes: ChangeCounters,
     pub(super) _lock: HolderLock,
 }
@@ -66,27 +68,40 @@ impl LocalStore {
         })?;
         let db = open_sled(dir, options)?;
         let blobs_path = dir.join(RECORD_LOG);
-        let blobs = BlobLog::open(&blobs_path).map_err(|source| StoreError::Io {
+        let blobs = Arc::new(BlobLog::open(&blobs_path).map_err(|source| StoreError::Io {
             context: format!("cannot open {}", blobs_path.display()),
             source,
-        })?;
-        let text = match options.text_index {
-            true => Some(std::sync::Mutex::new(TextIndex::open(dir)?)),
-            false => None,
-        };
-        let store = Self {
+        })?);
+        let mut store = Self {
             db,
             blobs,
             path: dir.to_path_buf(),
             options,
-            writer: std::sync::Mutex::new(()),
-            text,
+            writer: Arc::new(Mutex::new(())),
+            text: None,
             changes: ChangeCounters::new(),
             _lock: lock,
         };
         store.check_schema()?;
-        store.adopt_empty_text_index()?;
+        if options.text_index {
+            store.start_indexer()?;
+        }
         Ok(store)
+    }
+
+    /// Opens the search index and starts the thread that keeps it in step.
+    fn start_indexer(&mut self) -> StoreResult<()> {
+        let index = TextIndex::open(&self.path)?;
+        let shared = TextShared::new(
+            index,
+            self.db.clone(),
+            Arc::clone(&self.blobs),
+            Arc::clone(&self.writer),
+        );
+        self.adopt_empty_text_index(&shared)?;
+        let behind = shared.behind()? > 0;
+        self.text = Some(Indexer::start(shared, behind)?);
+        Ok(())
     }
 
     /// Serialises read-modify-write sequences between threads sharing the store.

@@ -1,6 +1,7 @@
 //! The session store: trajectories, their summaries and indexes, tasks, runs and metrics in
 //! one sled tree, written in atomic batches and flushed before anything is reported saved;
-//! beside them the full-text index of what was said (`search`), kept in step by every write.
+//! beside them the full-text index of what was said (`search`), kept in step from a journal
+//! every write appends to (`indexer`).
 
 mod apply;
 mod blobs;
@@ -9,6 +10,7 @@ mod client;
 mod entry;
 mod handle;
 mod handle_runs;
+mod indexer;
 mod keys;
 mod labels;
 mod local;
@@ -23,6 +25,7 @@ pub mod server;
 mod socket;
 mod summary;
 mod text;
+mod text_journal;
 mod trace_codec;
 pub mod wire;
 mod write;

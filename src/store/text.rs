@@ -1,148 +1,98 @@
 //! The store's side of full-text search: the text generation (bumped by every write that
-//! changes what was said), keeping the index in step after each write, and rebuilding it
-//! from the records when it is missing or behind.
+//! changes what was said, with its journal entry), and the searches, which first bring the
+//! index up to it (`indexer`).
 
-use super::entry::Entry;
-use super::search::{SearchError, TextHits, TextIndex};
-use super::{LocalStore, StoreError, StoreResult, keys};
-use crate::trajectory::{Trajectory, TrajectoryId};
-use std::sync::MutexGuard;
-
-/// Trajectories read per group handed to the indexer during a rebuild.
-const REBUILD_BATCH: usize = 256;
+use super::indexer::TextShared;
+use super::search::TextHits;
+use super::{LocalStore, StoreError, StoreResult, keys, text_journal};
+use crate::trajectory::TrajectoryId;
+use std::sync::atomic::AtomicBool;
 
 /// The meta key holding the text generation.
 pub(super) fn generation_key() -> Vec<u8> {
     keys::meta_key("text-generation")
 }
 
+/// The text generation recorded in `db`: how many writes have changed stored text.
+pub(super) fn generation_in(db: &sled::Db) -> StoreResult<u64> {
+    Ok(db
+        .get(generation_key())?
+        .and_then(|bytes| bytes.as_ref().try_into().ok().map(u64::from_be_bytes))
+        .unwrap_or(0))
+}
+
 impl LocalStore {
     /// The text generation: how many writes have changed stored text.
     pub(super) fn text_generation(&self) -> StoreResult<u64> {
-        Ok(self
-            .db
-            .get(generation_key())?
-            .and_then(|bytes| bytes.as_ref().try_into().ok().map(u64::from_be_bytes))
-            .unwrap_or(0))
+        generation_in(&self.db)
     }
 
-    /// The open index, or the error that says this handle has none.
-    fn text_index(&self) -> StoreResult<MutexGuard<'_, TextIndex>> {
-        let Some(index) = &self.text else {
-            return Err(StoreError::Invalid(
+    /// The index and what catching it up reads, or the error that says this handle has none.
+    fn text_shared(&self) -> StoreResult<&TextShared> {
+        match &self.text {
+            Some(indexer) => Ok(indexer.shared()),
+            None => Err(StoreError::Invalid(
                 "this store was opened without its search index (StoreOptions::text_index)".into(),
-            ));
-        };
-        Ok(index
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner))
+            )),
+        }
     }
 
-    /// After a committed write that moved the text generation to `generation`: indexes the
-    /// written trajectories (each flagged when it replaced a stored one) and drops the
-    /// deleted ones. An index that was already behind is
-    /// left for the next search to rebuild. Called with the write guard held.
-    pub(super) fn index_written(
-        &self,
-        written: &[(&Trajectory, bool)],
-        deleted: &[TrajectoryId],
-        generation: u64,
-    ) -> StoreResult<()> {
-        if self.text.is_none() {
-            return Ok(());
-        }
-        let mut index = self.text_index()?;
-        if index.generation() != generation.checked_sub(1) {
-            return Ok(());
-        }
-        index
-            .replace(written, deleted, generation)
-            .map_err(|error| {
-                StoreError::Invalid(format!("the trajectories are saved, but {error}"))
-            })
-    }
-
-    /// Makes a new index of an empty store current at once, so writes keep it in step.
-    pub(super) fn adopt_empty_text_index(&self) -> StoreResult<()> {
-        if self.text.is_none() || self.stored_count()? > 0 {
+    /// Makes a new index of an empty store current at once, so it never needs a rebuild.
+    pub(super) fn adopt_empty_text_index(&self, shared: &TextShared) -> StoreResult<()> {
+        if self.stored_count()? > 0 {
             return Ok(());
         }
         let generation = self.text_generation()?;
-        let mut index = self.text_index()?;
+        let mut index = shared.lock();
         if index.generation() != Some(generation) {
             index.clear()?;
             index.commit(generation)?;
+            text_journal::prune(&self.db, generation)?;
         }
         Ok(())
     }
 
-    /// Commits what writes added to the search index, or rebuilds it from every stored
-    /// record when it is behind the store.
-    fn ensure_text_index(&self) -> StoreResult<()> {
-        let current = self.text_generation()?;
-        {
-            let mut index = self.text_index()?;
-            if index.generation() == Some(current) {
-                return Ok(index.publish()?);
-            }
-        }
-        self.rebuild_text_index()
+    /// Brings the index up to the store before a search.
+    fn text_in_step(&self) -> StoreResult<&TextShared> {
+        let shared = self.text_shared()?;
+        shared.catch_up(&AtomicBool::new(false))?;
+        Ok(shared)
     }
 
-    /// Rebuilds the search index from every stored record, whatever its state, handing the
-    /// indexer `REBUILD_BATCH` trajectories at a time.
+    /// Rebuilds the search index from every stored record, whatever its state.
     pub fn rebuild_text_index(&self) -> StoreResult<()> {
-        let _guard = self.write_guard();
-        let generation = self.text_generation()?;
-        let mut index = self.text_index()?;
-        index.clear()?;
-        let mut batch = Vec::with_capacity(REBUILD_BATCH);
-        for item in self.db.scan_prefix([keys::LOCATION]) {
-            let (key, value) = item?;
-            let corrupt = |what: String| StoreError::Corrupt {
-                what,
-                reason: "malformed entry".into(),
-            };
-            let id = TrajectoryId::from_bytes(&key[1..])
-                .ok_or_else(|| corrupt("a location key".into()))?;
-            let entry =
-                Entry::decode(&value).ok_or_else(|| corrupt(format!("location of {id}")))?;
-            batch.push(self.read_record(id, entry)?);
-            if batch.len() == REBUILD_BATCH {
-                index.add(&batch)?;
-                batch.clear();
-            }
-        }
-        index.add(&batch)?;
-        index.commit(generation)?;
-        Ok(())
+        self.text_shared()?.rebuild()
+    }
+
+    /// How many writes the search index has yet to take in (0 when in step; searches catch
+    /// up first, so this is only how much the next one has to do).
+    pub fn text_index_behind(&self) -> StoreResult<u64> {
+        self.text_shared()?.behind()
     }
 
     /// The trajectories with a message, tool call or tool result that matches a query: words
     /// (all in that one message), `"a phrase"`, `tool:NAME`, `role:ROLE`, `task:ID`, `OR`,
     /// `-word`.
     pub fn search_text(&self, query: &str) -> StoreResult<Vec<TrajectoryId>> {
-        self.ensure_text_index()?;
-        Ok(self.text_index()?.search(query)?)
+        Ok(self.text_in_step()?.lock().search(query)?)
     }
 
     /// Which messages of one trajectory a query matches, and the words to highlight.
     pub fn text_hits(&self, query: &str, id: TrajectoryId) -> StoreResult<TextHits> {
-        self.ensure_text_index()?;
-        Ok(self.text_index()?.hits(query, id)?)
+        Ok(self.text_in_step()?.lock().hits(query, id)?)
     }
 
     /// Bytes the search index takes on disk (0 without one).
     pub fn text_index_size(&self) -> StoreResult<u64> {
         match &self.text {
-            Some(_) => Ok(self.text_index()?.size_on_disk()),
+            Some(indexer) => Ok(indexer.shared().lock().size_on_disk()),
             None => Ok(0),
         }
     }
 }
 
-impl From<SearchError> for StoreError {
-    fn from(error: SearchError) -> Self {
+impl From<super::search::SearchError> for StoreError {
+    fn from(error: super::search::SearchError) -> Self {
         StoreError::Search(error)
     }
 }

@@ -17,7 +17,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// Bumped whenever a request or reply changes shape; client and server must agree.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The largest frame either side reads: a bigger length is refused without reading it.
 pub const MAX_FRAME_BYTES: u32 = 256 * 1024 * 1024;
@@ -124,6 +124,8 @@ pub enum Request<'a> {
     TextIndexSize,
     /// Rebuilds the full-text index from the records.
     RebuildTextIndex,
+    /// How many writes the full-text index has yet to take in.
+    TextIndexBehind,
     /// The schema version on disk.
     SchemaVersion,
     /// Makes everything written durable.

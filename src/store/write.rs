@@ -1,11 +1,12 @@
 //! Writing trajectories: blobs appended and synced first, then summary, location and index
 //! changes in one atomic sled batch, then a flush; only then is a write reported saved.
 
-use super::blobs::Location;
+use super::blobs::{BlobLog, Location};
 use super::entry::Entry;
 use super::labels::LabelEdit;
 use super::postings::PostingChanges;
 use super::summary::Summary;
+use super::text_journal::{self, TextChange};
 use super::{LocalStore, StoreError, StoreResult, keys, text, trace_codec};
 use crate::trajectory::{LabelStatus, Trajectory, TrajectoryId};
 use std::collections::HashMap;
@@ -32,14 +33,14 @@ pub(super) fn index_prefixes(summary: &Summary) -> Vec<Vec<u8>> {
     prefixes
 }
 
-/// A write being assembled: the sled batch, index changes, the change in count, and
-/// whether it changes stored text (and so moves the text generation).
+/// A write being assembled: the sled batch, index changes, the change in count, and the
+/// trajectories whose stored text it changes (which move the text generation).
 #[derive(Default)]
 struct Pending {
     batch: sled::Batch,
     postings: PostingChanges,
     count_delta: i64,
-    text_changed: bool,
+    text_changes: Vec<(TrajectoryId, TextChange)>,
 }
 
 impl Pending {
@@ -91,7 +92,6 @@ impl LocalStore {
         let mut locations = self.blob_log().append(&slices)?.into_iter();
         let mut pending = Pending::default();
         let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
-        let mut indexed = Vec::with_capacity(trajectories.len());
         for trajectory in trajectories {
             let record = locations.next().ok_or_else(missing_location)?;
             let trace = match trajectory.token_trace {
@@ -102,7 +102,11 @@ impl LocalStore {
                 Some(summary) => Some(summary),
                 None => self.summary_of(trajectory.id)?,
             };
-            indexed.push((trajectory, previous.is_some()));
+            let change = match previous {
+                Some(_) => TextChange::Replaced,
+                None => TextChange::Added,
+            };
+            pending.text_changes.push((trajectory.id, change));
             let seq = match &previous {
                 Some(summary) => summary.seq,
                 None => {
@@ -118,14 +122,12 @@ impl LocalStore {
                 .insert(&keys::location_key(trajectory.id), entry.encode());
             written.insert(trajectory.id, summary);
         }
-        pending.text_changed = !trajectories.is_empty();
-        let generation = self.commit(pending)?;
-        self.index_written(&indexed, &[], generation)
+        self.commit(pending)
     }
 
     /// Changes a trajectory's labels (`LabelEdit` says how) under the write lock, reading
     /// its record once; an edit that fails writes nothing. Durable when it returns. What was
-    /// said does not change, so the full-text index is left as it is.
+    /// said does not change, so the text generation does not move.
     pub fn edit_labels(&self, id: TrajectoryId, edit: LabelEdit) -> StoreResult<Trajectory> {
         let _guard = self.write_guard();
         let entry = self
@@ -162,7 +164,6 @@ impl LocalStore {
         let mut removed = 0;
         for chunk in ids.chunks(10_000) {
             let mut pending = Pending::default();
-            let mut gone = Vec::with_capacity(chunk.len());
             for &id in chunk {
                 let Some(summary) = self.summary_of(id)? else {
                     continue;
@@ -171,39 +172,43 @@ impl LocalStore {
                 pending.batch.remove(&keys::summary_key(summary.seq));
                 pending.batch.remove(&keys::location_key(id));
                 pending.count_delta -= 1;
-                gone.push(id);
+                pending.text_changes.push((id, TextChange::Deleted));
             }
-            removed += gone.len();
-            pending.text_changed = !gone.is_empty();
-            let generation = self.commit(pending)?;
-            if !gone.is_empty() {
-                self.index_written(&[], &gone, generation)?;
-            }
+            removed += pending.text_changes.len();
+            self.commit(pending)?;
         }
         Ok(removed)
     }
 
-    /// Applies a pending write atomically and flushes; returns the text generation after it.
-    fn commit(&self, pending: Pending) -> StoreResult<u64> {
+    /// Applies a pending write atomically (a text change with its journal entry) and
+    /// flushes, then tells the indexer.
+    fn commit(&self, pending: Pending) -> StoreResult<()> {
         let Pending {
             mut batch,
             postings,
             count_delta,
-            text_changed,
+            text_changes,
         } = pending;
         postings.stage(&mut batch, |key| self.db.get(key))?;
         if count_delta != 0 {
             let count = self.stored_count()? as i64 + count_delta;
             batch.insert(keys::count_key(), &(count.max(0) as u64).to_be_bytes());
         }
-        let mut generation = self.text_generation()?;
+        let text_changed = !text_changes.is_empty();
         if text_changed {
-            generation += 1;
+            let generation = self.text_generation()? + 1;
             batch.insert(text::generation_key(), &generation.to_be_bytes());
+            batch.insert(
+                &keys::journal_key(generation),
+                text_journal::encode(&text_changes),
+            );
         }
         self.db.apply_batch(batch)?;
         self.db.flush()?;
-        Ok(generation)
+        if text_changed && let Some(indexer) = &self.text {
+            indexer.written();
+        }
+        Ok(())
     }
 
     /// The number of trajectories as the meta entry records it.
@@ -217,15 +222,7 @@ impl LocalStore {
 
     /// The location entry of a trajectory.
     pub(super) fn entry(&self, id: TrajectoryId) -> StoreResult<Option<Entry>> {
-        let Some(bytes) = self.db.get(keys::location_key(id))? else {
-            return Ok(None);
-        };
-        Entry::decode(&bytes)
-            .map(Some)
-            .ok_or_else(|| StoreError::Corrupt {
-                what: format!("location of {id}"),
-                reason: "malformed entry".into(),
-            })
+        entry_in(&self.db, id)
     }
 
     /// The stored summary of a trajectory.
@@ -251,22 +248,46 @@ impl LocalStore {
 
     /// Reads and decodes a trajectory record (without its trace).
     pub(super) fn read_record(&self, id: TrajectoryId, entry: Entry) -> StoreResult<Trajectory> {
-        let bytes = self.read_blob(id, entry.record)?;
-        serde_json::from_slice(&bytes).map_err(|error| StoreError::Corrupt {
-            what: format!("trajectory {id}"),
-            reason: error.to_string(),
-        })
+        record_in(&self.blobs, id, entry)
     }
 
     /// Reads a blob, naming the trajectory when it is damaged.
     pub(super) fn read_blob(&self, id: TrajectoryId, location: Location) -> StoreResult<Vec<u8>> {
-        self.blob_log()
-            .read(location)
-            .map_err(|reason| StoreError::Corrupt {
-                what: format!("blob of trajectory {id}"),
-                reason,
-            })
+        blob_in(&self.blobs, id, location)
     }
+}
+
+/// The location entry of a trajectory in `db`.
+pub(super) fn entry_in(db: &sled::Db, id: TrajectoryId) -> StoreResult<Option<Entry>> {
+    let Some(bytes) = db.get(keys::location_key(id))? else {
+        return Ok(None);
+    };
+    Entry::decode(&bytes)
+        .map(Some)
+        .ok_or_else(|| StoreError::Corrupt {
+            what: format!("location of {id}"),
+            reason: "malformed entry".into(),
+        })
+}
+
+/// Reads and decodes a trajectory record (without its trace) from the blob log.
+pub(super) fn record_in(
+    blobs: &BlobLog,
+    id: TrajectoryId,
+    entry: Entry,
+) -> StoreResult<Trajectory> {
+    let bytes = blob_in(blobs, id, entry.record)?;
+    serde_json::from_slice(&bytes).map_err(|error| StoreError::Corrupt {
+        what: format!("trajectory {id}"),
+        reason: error.to_string(),
+    })
+}
+
+fn blob_in(blobs: &BlobLog, id: TrajectoryId, location: Location) -> StoreResult<Vec<u8>> {
+    blobs.read(location).map_err(|reason| StoreError::Corrupt {
+        what: format!("blob of trajectory {id}"),
+        reason,
+    })
 }
 
 fn missing_location() -> StoreError {

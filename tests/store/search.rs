@@ -1,5 +1,6 @@
 //! The full-text index: words, phrases and field queries find the right trajectories, a
-//! rewrite or delete leaves no stale hit, and a missing or stale index is rebuilt.
+//! rewrite or delete leaves no stale hit, writes are indexed in the background once they
+//! pause, an index left behind catches up from the journal, and a missing one is rebuilt.
 
 use rollscope::store::{Filter, Outcome, Query, SearchError, Store, StoreError, StoreOptions};
 use rollscope::trajectory::{Message, Reward, ToolCall, Trajectory, TrajectoryId};
@@ -180,12 +181,41 @@ fn a_missing_or_stale_index_is_rebuilt_from_the_records() {
         );
     }
     let store = Store::open(dir.path()).unwrap();
-    assert_eq!(ids(&store, "marbles"), [3], "rebuilt when behind the store");
+    assert_eq!(
+        ids(&store, "marbles"),
+        [3],
+        "caught up when behind the store"
+    );
+    assert_eq!(store.text_index_behind().unwrap(), 0);
     assert_eq!(ids(&store, "calculator"), [1, 2, 3]);
     std::fs::write(dir.path().join("search").join("meta.json"), b"not json").unwrap();
     drop(store);
     let store = Store::open(dir.path()).unwrap();
     assert_eq!(ids(&store, "marbles"), [3], "rebuilt when unreadable");
+}
+
+#[test]
+fn writes_are_indexed_in_the_background_once_they_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    store.put_trajectories(&fixture()[..2]).unwrap();
+    store.delete_trajectories(&[TrajectoryId(1)]).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while store.text_index_behind().unwrap() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no search was made, yet the index should have caught up by itself"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(ids(&store, "calculator"), [2]);
+    drop(store);
+    let store = Store::open(dir.path()).unwrap();
+    assert_eq!(
+        store.text_index_behind().unwrap(),
+        0,
+        "the catch-up was committed"
+    );
 }
 
 #[test]

@@ -1,9 +1,9 @@
 //! The full-text index of what was said: every message, tool call and tool result of every
 //! stored trajectory, in tantivy, in the store folder's `search/`. Each commit records the
-//! store's text generation; an index whose generation differs (or that is missing or
-//! unreadable) is stale and rebuilt from the records before it answers. Writes add their
-//! documents at once but commit only before the next search and when the store closes: the
-//! index is derived data, so a crash in between costs a rebuild, never a wrong answer.
+//! store's text generation; the store's indexer (`super::indexer`) brings it up to the
+//! store's generation from the text journal, or rebuilds it from the records when it is
+//! missing, unreadable or further behind than the journal reaches. The index is derived
+//! data: work not committed when a process stops is redone, never answered wrongly.
 
 mod collect;
 mod documents;
@@ -65,7 +65,6 @@ pub(super) struct TextIndex {
     reader: IndexReader,
     writer: Option<IndexWriter<TantivyDocument>>,
     committed: Option<u64>,
-    pending: Option<u64>,
 }
 
 impl TextIndex {
@@ -102,11 +101,7 @@ impl TextIndex {
 
     fn with_index(path: &Path, index: Index, fields: Fields) -> Result<Self, SearchError> {
         documents::register_tokenizers(&index);
-        let committed = index
-            .load_metas()
-            .map_err(|error| index_error(path, error))?
-            .payload
-            .and_then(|payload| payload.parse().ok());
+        let committed = committed_generation(&index).map_err(|error| index_error(path, error))?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -119,21 +114,12 @@ impl TextIndex {
             reader,
             writer: None,
             committed,
-            pending: None,
         })
     }
 
-    /// The store text generation the index holds (committed, or added and not yet), if any.
+    /// The store text generation the last commit holds, if any.
     pub fn generation(&self) -> Option<u64> {
-        self.pending.or(self.committed)
-    }
-
-    /// Commits what writes added since the last commit, so searches see it.
-    pub fn publish(&mut self) -> Result<(), SearchError> {
-        match self.pending {
-            Some(generation) => self.commit(generation),
-            None => Ok(()),
-        }
+        self.committed
     }
 
     fn error(&self, error: impl std::fmt::Display) -> SearchError {
@@ -151,36 +137,14 @@ impl TextIndex {
         Ok(self.writer.as_mut().expect("the writer was just opened"))
     }
 
-    /// Writes the documents of these trajectories (those marked as stored before are deleted
-    /// by id first, in order, so a rewrite leaves one copy) and removes those of `deleted`,
-    /// as `generation`; `publish` commits them.
-    pub fn replace(
-        &mut self,
-        written: &[(&Trajectory, bool)],
-        deleted: &[TrajectoryId],
-        generation: u64,
-    ) -> Result<(), SearchError> {
+    /// Deletes every document of these trajectories (not committed).
+    pub fn delete(&mut self, ids: &[TrajectoryId]) -> Result<(), SearchError> {
         let fields = self.fields;
-        let mut operations: Vec<UserOperation> = deleted
+        let operations = ids
             .iter()
             .map(|id| UserOperation::Delete(fields.trajectory_term(id.0)))
             .collect();
-        for &(trajectory, stored_before) in written {
-            if stored_before {
-                operations.push(UserOperation::Delete(
-                    fields.trajectory_term(trajectory.id.0),
-                ));
-            }
-            operations.extend(
-                fields
-                    .documents(trajectory)
-                    .into_iter()
-                    .map(UserOperation::Add),
-            );
-        }
-        self.run(operations)?;
-        self.pending = Some(generation);
-        Ok(())
+        self.run(operations)
     }
 
     /// Hands operations to the indexing thread as one group (one message, not one per
@@ -202,12 +166,18 @@ impl TextIndex {
         self.writer()?
             .delete_all_documents()
             .map_err(|error| index_error(&path, error))?;
-        self.committed = None;
-        self.pending = None;
         Ok(())
     }
 
-    /// Adds trajectories' documents without committing, for a rebuild.
+    /// Throws away everything done since the last commit (the writer is closed; the index
+    /// holds the last commit's generation again).
+    pub fn discard(&mut self) -> Result<(), SearchError> {
+        self.writer = None;
+        self.committed = committed_generation(&self.index).map_err(|error| self.error(error))?;
+        Ok(())
+    }
+
+    /// Adds trajectories' documents (not committed).
     pub fn add(&mut self, trajectories: &[Trajectory]) -> Result<(), SearchError> {
         let fields = self.fields;
         let operations = trajectories
@@ -231,7 +201,6 @@ impl TextIndex {
             .map_err(|error| index_error(&path, error))?;
         self.reader.reload().map_err(|error| self.error(error))?;
         self.committed = Some(generation);
-        self.pending = None;
         Ok(())
     }
 
@@ -281,13 +250,6 @@ impl TextIndex {
     }
 }
 
-impl Drop for TextIndex {
-    fn drop(&mut self) {
-        // A failure here only means the next search rebuilds the index.
-        let _ = self.publish();
-    }
-}
-
 /// Checks that a query parses, without any index on disk: what the TUI asks before it
 /// relists, so a typo leaves the list as it was.
 pub fn check_query(query: &str) -> Result<(), SearchError> {
@@ -320,6 +282,14 @@ fn describe_parse_error(error: &tantivy::query::QueryParserError) -> String {
         E::AllButQueryForbidden => "a search needs at least one word that is not excluded".into(),
         other => other.to_string(),
     }
+}
+
+/// The store text generation recorded by the index's last commit.
+fn committed_generation(index: &Index) -> tantivy::Result<Option<u64>> {
+    Ok(index
+        .load_metas()?
+        .payload
+        .and_then(|payload| payload.parse().ok()))
 }
 
 fn index_error(path: &Path, error: impl std::fmt::Display) -> SearchError {
