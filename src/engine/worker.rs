@@ -9,7 +9,7 @@ use super::spelling::Spellers;
 use super::steering::Steering;
 use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
 use crate::run::observed;
-use crate::store::{ChangeStamp, Filter, LabelEdit, Query, Store, Summary, is_own};
+use crate::store::{ChangeStamp, Filter, LabelEdit, Query, Store, is_own};
 use crate::trajectory::{Label, Trajectory, TrajectoryId, now_millis};
 use anyhow::Context;
 use std::ops::Range;
@@ -20,10 +20,11 @@ use std::time::Duration;
 /// How often an idle engine looks for what other processes wrote.
 const CHANGES_POLL: Duration = Duration::from_millis(250);
 
-/// The listing the worker holds: every row of the last `List`, in order.
+/// The listing the worker holds: every row of the last `List`, in order, by id (a window's
+/// summaries are read when it is asked for, so a million rows cost megabytes, not hundreds).
 struct Held {
     tag: Tag,
-    rows: Vec<Summary>,
+    ids: Vec<TrajectoryId>,
 }
 
 /// The engine's worker: owns the store handle and the current listing.
@@ -204,7 +205,8 @@ impl Worker {
                 window,
             } => {
                 let (rows, findings, audited) = jobs::audit_rows(&self.store, &filter, &options)?;
-                self.held = Some(Held { tag, rows });
+                let ids = rows.iter().map(|summary| summary.id).collect();
+                self.held = Some(Held { tag, ids });
                 self.page(tag, window)?;
                 self.send(Update::Audit {
                     tag,
@@ -240,7 +242,8 @@ impl Worker {
     }
 
     /// Sends the first window fast when the order is the stored one (the store stops reading
-    /// once it has enough), then reads the whole listing, counts it and sends it again.
+    /// once it has enough), then reads the whole listing by id, counts it and sends the
+    /// window again.
     fn list(&mut self, tag: Tag, listing: &Listing, window: Range<usize>) -> anyhow::Result<()> {
         let query = |offset, limit| Query {
             filter: listing.filter.clone(),
@@ -261,19 +264,21 @@ impl Worker {
                 stored: self.stored,
             }));
         }
-        let rows = self.store.query(&query(0, None))?;
+        let listed = self.store.listed_ids(&query(0, None))?;
         self.stored = Some(if listing.filter.is_empty() {
-            rows.len()
+            listed.ids.len()
         } else {
             self.store.trajectory_count()
         });
-        let entries = rows
+        let entries = listed
+            .unlabelled_failures
             .iter()
-            .enumerate()
-            .filter(|(_, summary)| summary.is_unlabelled_failure())
-            .map(|(index, summary)| (index, summary.id))
+            .map(|&row| (row as usize, listed.ids[row as usize]))
             .collect();
-        self.held = Some(Held { tag, rows });
+        self.held = Some(Held {
+            tag,
+            ids: listed.ids,
+        });
         self.page(tag, window)?;
         self.send(Update::Queue { tag, entries });
         Ok(())
@@ -288,13 +293,13 @@ impl Worker {
 
     fn page(&self, tag: Tag, window: Range<usize>) -> anyhow::Result<()> {
         let held = self.held(tag)?;
-        let end = window.end.min(held.rows.len());
+        let end = window.end.min(held.ids.len());
         let start = window.start.min(end);
         self.send(Update::Window(Window {
             tag,
             start,
-            rows: held.rows[start..end].to_vec(),
-            matching: Some(held.rows.len()),
+            rows: self.store.summaries_of(&held.ids[start..end])?,
+            matching: Some(held.ids.len()),
             stored: self.stored,
         }));
         Ok(())
@@ -306,7 +311,7 @@ impl Worker {
             .held
             .as_ref()
             .filter(|held| held.tag == listing)
-            .and_then(|held| held.rows.iter().position(|summary| summary.id == id));
+            .and_then(|held| held.ids.iter().position(|&held_id| held_id == id));
         self.send(Update::Located { tag, id, index });
         Ok(())
     }
@@ -381,17 +386,12 @@ impl Worker {
         self.labels_saved(&saved)
     }
 
-    /// Tells the UI about labels the store has flushed, and refreshes the held listing's row.
+    /// Tells the UI about labels the store has flushed, with the trajectory's new summary.
     fn labels_saved(&mut self, saved: &Trajectory) -> anyhow::Result<()> {
         let summary = self
             .store
             .summary_of(saved.id)?
             .with_context(|| format!("trajectory {} has no summary", saved.id))?;
-        if let Some(held) = &mut self.held
-            && let Some(row) = held.rows.iter_mut().find(|row| row.id == saved.id)
-        {
-            *row = summary.clone();
-        }
         self.send(Update::LabelsSaved {
             id: saved.id,
             labels: saved.labels.clone(),

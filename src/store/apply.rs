@@ -75,6 +75,8 @@ fn answer(store: &LocalStore, request: Request<'_>) -> StoreResult<Reply> {
         Request::TextHits { query, id } => Reply::Hits(store.text_hits(&query, id)?),
         Request::TextIndexSize => Reply::Number(store.text_index_size()?),
         Request::TextIndexBehind => Reply::Number(store.text_index_behind()?),
+        Request::ListedIds(query) => Reply::Listed(store.listed_ids(&query)?),
+        Request::SummariesOf(ids) => Reply::Summaries(store.summaries_of(&ids)?),
         Request::RebuildTextIndex => {
             store.rebuild_text_index()?;
             Reply::Done

@@ -6,6 +6,7 @@
 
 use super::changes::{ChangeStamp, Writes};
 use super::labels::LabelEdit;
+use super::listing::ListedIds;
 use super::{CompactionReport, Filter, Query, StoreError, Summary, TextHits};
 use crate::trajectory::{
     MetricsRow, RunActivity, RunInfo, RunKind, RunRequest, RunStatus, Task, Trajectory,
@@ -126,6 +127,10 @@ pub enum Request<'a> {
     RebuildTextIndex,
     /// How many writes the full-text index has yet to take in.
     TextIndexBehind,
+    /// The ids a query selects, in its order, with its unlabelled failures marked.
+    ListedIds(Cow<'a, Query>),
+    /// The summaries of these trajectories, in the order given.
+    SummariesOf(Cow<'a, [TrajectoryId]>),
     /// The schema version on disk.
     SchemaVersion,
     /// Makes everything written durable.
@@ -183,6 +188,8 @@ pub enum Reply {
     Summary(Option<Box<Summary>>),
     /// Summaries.
     Summaries(Vec<Summary>),
+    /// A whole listing by id.
+    Listed(ListedIds),
     /// A task, if stored.
     Task(Option<Box<Task>>),
     /// Tasks.
