@@ -292,7 +292,7 @@ fn rewriting_an_id_replaces_instead_of_duplicating() {
 fn delete_then_compact_reclaims_space_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store");
-    let (store, trajectories) = filled(&path, 300);
+    let (store, trajectories) = filled(&path, 2_500);
     let failing: Vec<_> = all(
         &store,
         Filter {

@@ -172,7 +172,9 @@ impl LocalStore {
         Ok((store, report))
     }
 
-    /// Copies every sled entry into a new store folder, moving live blobs into a new log.
+    /// Copies every sled entry into a new store folder, moving live blobs into a new log:
+    /// `COPY_GROUP` trajectories' blobs appended and synced at a time, then their entries
+    /// and the others read since written in one batch, so memory stays flat at any size.
     fn copy_live_into(&self, fresh_path: &Path) -> StoreResult<usize> {
         let fresh = sled::Config::new()
             .path(fresh_path)
@@ -180,7 +182,7 @@ impl LocalStore {
             .open()?;
         let fresh_blobs = BlobLog::open(&fresh_path.join(RECORD_LOG))?;
         let mut trajectories = 0;
-        let mut batch = sled::Batch::default();
+        let mut group = CopyGroup::default();
         for item in self.db.iter() {
             let (key, value) = item?;
             if key.first() == Some(&keys::LOCATION) {
@@ -188,29 +190,70 @@ impl LocalStore {
                     TrajectoryId::from_bytes(&key[1..]).ok_or_else(|| corrupt("a location key"))?;
                 let entry =
                     Entry::decode(&value).ok_or_else(|| corrupt(&format!("location of {id}")))?;
-                let mut blobs = vec![self.read_blob(id, entry.record)?];
-                if let Some(trace) = entry.trace {
-                    blobs.push(self.read_blob(id, trace)?);
-                }
-                let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
-                let locations = fresh_blobs.append(&slices)?;
-                let moved = Entry {
-                    seq: entry.seq,
-                    record: locations[0],
-                    trace: locations.get(1).copied(),
+                let record = self.read_blob(id, entry.record)?;
+                let trace = match entry.trace {
+                    Some(trace) => Some(self.read_blob(id, trace)?),
+                    None => None,
                 };
-                batch.insert(key, moved.encode());
+                group.moved.push((key, entry.seq, record, trace));
                 trajectories += 1;
             } else {
-                batch.insert(key, value);
+                group.batch.insert(key, value);
+                group.copied += 1;
             }
-            if trajectories % 5_000 == 4_999 {
-                fresh.apply_batch(std::mem::take(&mut batch))?;
+            if group.moved.len() >= COPY_GROUP || group.copied >= 10 * COPY_GROUP {
+                std::mem::take(&mut group).write(&fresh, &fresh_blobs)?;
             }
         }
-        fresh.apply_batch(batch)?;
+        group.write(&fresh, &fresh_blobs)?;
         fresh.flush()?;
         Ok(trajectories)
+    }
+}
+
+/// Trajectories whose blobs a compaction appends (and syncs) at once.
+const COPY_GROUP: usize = 1_000;
+
+/// Part of a compaction's copy: trajectories with their blobs read, other entries batched.
+#[derive(Default)]
+struct CopyGroup {
+    moved: Vec<(sled::IVec, u64, Vec<u8>, Option<Vec<u8>>)>,
+    batch: sled::Batch,
+    copied: usize,
+}
+
+impl CopyGroup {
+    /// Appends the blobs (synced), then writes their new locations with the other entries.
+    fn write(mut self, fresh: &sled::Db, blobs: &BlobLog) -> StoreResult<()> {
+        let slices: Vec<&[u8]> = self
+            .moved
+            .iter()
+            .flat_map(|(_, _, record, trace)| {
+                std::iter::once(record.as_slice()).chain(trace.as_deref())
+            })
+            .collect();
+        let mut locations = blobs.append(&slices)?.into_iter();
+        for (key, seq, _, trace) in &self.moved {
+            let record = locations
+                .next()
+                .ok_or_else(|| corrupt("the compacted log"))?;
+            let trace = match trace {
+                Some(_) => Some(
+                    locations
+                        .next()
+                        .ok_or_else(|| corrupt("the compacted log"))?,
+                ),
+                None => None,
+            };
+            let moved = Entry {
+                seq: *seq,
+                record,
+                trace,
+            };
+            self.batch.insert(key, moved.encode());
+        }
+        fresh.apply_batch(self.batch)?;
+        Ok(())
     }
 }
 

@@ -96,12 +96,11 @@ pub(super) fn replay(db: &sled::Db, after: u64, through: u64) -> StoreResult<Opt
 /// Removes the entries of generations up to `through` (the index holds them).
 pub(super) fn prune(db: &sled::Db, through: u64) -> StoreResult<()> {
     let mut batch = sled::Batch::default();
-    for key in db.range(..=keys::journal_key(through)).keys() {
-        let key = key?;
-        if key.first() != Some(&keys::TEXT_JOURNAL) {
-            continue;
-        }
-        batch.remove(key);
+    for key in db
+        .range(keys::journal_key(0)..=keys::journal_key(through))
+        .keys()
+    {
+        batch.remove(key?);
     }
     db.apply_batch(batch)?;
     Ok(())
