@@ -195,7 +195,12 @@ impl LocalStore {
                     Some(trace) => Some(self.read_blob(id, trace)?),
                     None => None,
                 };
-                group.moved.push((key, entry.seq, record, trace));
+                group.moved.push(Moved {
+                    key,
+                    seq: entry.seq,
+                    record,
+                    trace,
+                });
                 trajectories += 1;
             } else {
                 group.batch.insert(key, value);
@@ -214,10 +219,18 @@ impl LocalStore {
 /// Trajectories whose blobs a compaction appends (and syncs) at once.
 const COPY_GROUP: usize = 1_000;
 
+/// A trajectory being moved by a compaction: its location key, sequence number and blobs.
+struct Moved {
+    key: sled::IVec,
+    seq: u64,
+    record: Vec<u8>,
+    trace: Option<Vec<u8>>,
+}
+
 /// Part of a compaction's copy: trajectories with their blobs read, other entries batched.
 #[derive(Default)]
 struct CopyGroup {
-    moved: Vec<(sled::IVec, u64, Vec<u8>, Option<Vec<u8>>)>,
+    moved: Vec<Moved>,
     batch: sled::Batch,
     copied: usize,
 }
@@ -228,16 +241,16 @@ impl CopyGroup {
         let slices: Vec<&[u8]> = self
             .moved
             .iter()
-            .flat_map(|(_, _, record, trace)| {
-                std::iter::once(record.as_slice()).chain(trace.as_deref())
+            .flat_map(|moved| {
+                std::iter::once(moved.record.as_slice()).chain(moved.trace.as_deref())
             })
             .collect();
         let mut locations = blobs.append(&slices)?.into_iter();
-        for (key, seq, _, trace) in &self.moved {
+        for moved in &self.moved {
             let record = locations
                 .next()
                 .ok_or_else(|| corrupt("the compacted log"))?;
-            let trace = match trace {
+            let trace = match moved.trace {
                 Some(_) => Some(
                     locations
                         .next()
@@ -245,12 +258,12 @@ impl CopyGroup {
                 ),
                 None => None,
             };
-            let moved = Entry {
-                seq: *seq,
+            let entry = Entry {
+                seq: moved.seq,
                 record,
                 trace,
             };
-            self.batch.insert(key, moved.encode());
+            self.batch.insert(&moved.key, entry.encode());
         }
         fresh.apply_batch(self.batch)?;
         Ok(())
