@@ -1,31 +1,27 @@
 //! The worker loop: takes commands in order, does the store work, sends updates.
 
 use super::EngineConfig;
-use super::command::{Command, GroupKey, LabelDraft, Listing, Tag};
+use super::command::{Command, GroupKey, LabelDraft, Tag};
 use super::jobs;
 use super::launch::Start;
 use super::overview::Overview;
 use super::spelling::Spellers;
 use super::steering::Steering;
-use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update, Window};
+use super::update::{EngineState, LoadedGroup, LoadedTrajectory, Update};
 use crate::run::observed;
 use crate::store::{ChangeStamp, Filter, LabelEdit, Query, Store, is_own};
 use crate::trajectory::{Label, Trajectory, TrajectoryId, now_millis};
 use anyhow::Context;
-use std::ops::Range;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::time::Duration;
 
+mod listing;
+
+use listing::Held;
+
 /// How often an idle engine looks for what other processes wrote.
 const CHANGES_POLL: Duration = Duration::from_millis(250);
-
-/// The listing the worker holds: every row of the last `List`, in order, by id (a window's
-/// summaries are read when it is asked for, so a million rows cost megabytes, not hundreds).
-struct Held {
-    tag: Tag,
-    ids: Vec<TrajectoryId>,
-}
 
 /// The engine's worker: owns the store handle and the current listing.
 pub(super) struct Worker {
@@ -239,81 +235,6 @@ impl Worker {
             }
             Command::StopRun(run) => self.steering.stop(&self.store, &run),
         }
-    }
-
-    /// Sends the first window fast when the order is the stored one (the store stops reading
-    /// once it has enough), then reads the whole listing by id, counts it and sends the
-    /// window again.
-    fn list(&mut self, tag: Tag, listing: &Listing, window: Range<usize>) -> anyhow::Result<()> {
-        let query = |offset, limit| Query {
-            filter: listing.filter.clone(),
-            sort: listing.sort,
-            descending: listing.descending,
-            offset,
-            limit,
-        };
-        self.held = None;
-        let stored_order = listing.sort == crate::store::SortKey::Stored && !listing.descending;
-        if stored_order && !window.is_empty() {
-            let rows = self.store.query(&query(window.start, Some(window.len())))?;
-            self.send(Update::Window(Window {
-                tag,
-                start: window.start,
-                rows,
-                matching: None,
-                stored: self.stored,
-            }));
-        }
-        let listed = self.store.listed_ids(&query(0, None))?;
-        self.stored = Some(if listing.filter.is_empty() {
-            listed.ids.len()
-        } else {
-            self.store.trajectory_count()
-        });
-        let entries = listed
-            .unlabelled_failures
-            .iter()
-            .map(|&row| (row as usize, listed.ids[row as usize]))
-            .collect();
-        self.held = Some(Held {
-            tag,
-            ids: listed.ids,
-        });
-        self.page(tag, window)?;
-        self.send(Update::Queue { tag, entries });
-        Ok(())
-    }
-
-    fn held(&self, tag: Tag) -> anyhow::Result<&Held> {
-        self.held
-            .as_ref()
-            .filter(|held| held.tag == tag)
-            .context("that listing is no longer held; it was replaced by a newer one")
-    }
-
-    fn page(&self, tag: Tag, window: Range<usize>) -> anyhow::Result<()> {
-        let held = self.held(tag)?;
-        let end = window.end.min(held.ids.len());
-        let start = window.start.min(end);
-        self.send(Update::Window(Window {
-            tag,
-            start,
-            rows: self.store.summaries_of(&held.ids[start..end])?,
-            matching: Some(held.ids.len()),
-            stored: self.stored,
-        }));
-        Ok(())
-    }
-
-    fn locate(&self, tag: Tag, listing: Tag, prefix: &str) -> anyhow::Result<()> {
-        let id = self.store.resolve(prefix)?;
-        let index = self
-            .held
-            .as_ref()
-            .filter(|held| held.tag == listing)
-            .and_then(|held| held.ids.iter().position(|&held_id| held_id == id));
-        self.send(Update::Located { tag, id, index });
-        Ok(())
     }
 
     fn load_trajectory(&mut self, tag: Tag, id: TrajectoryId) -> anyhow::Result<()> {

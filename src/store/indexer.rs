@@ -1,48 +1,62 @@
 //! Keeping the search index in step off the write path. A write only records which
 //! trajectories it changed (the text journal); the index catches up by replaying the journal
-//! on a background thread once writes pause for `QUIET`, and before any search (which so
+//! (on `index_thread`'s background thread once writes pause, and before any search, which so
 //! always answers for everything stored). An index that is missing, unreadable or behind
-//! what the journal holds is rebuilt from the records instead.
+//! what the journal holds is rebuilt from the records instead. Location entries are read in
+//! chunks with writes held off, so only flushed writes are indexed, and writes wait at most
+//! one chunk for a catch-up or a rebuild.
 
 use super::blobs::BlobLog;
-use super::search::TextIndex;
+use super::entry::Entry;
+use super::search::{self, TextIndex};
 use super::text_journal::{self, Replay};
 use super::write::{entry_in, record_in};
 use super::{StoreError, StoreResult, keys, text};
 use crate::trajectory::{Trajectory, TrajectoryId};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::ops::Bound;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-/// How long writes must pause before the background thread indexes them, so a long import
-/// runs at full speed and is indexed when it ends.
-const QUIET: Duration = Duration::from_millis(500);
-
-/// Trajectories read per group handed to the index.
+/// Trajectories read per chunk (entries under the write lock, then records without it).
 const CHUNK: usize = 256;
+
+/// `TextShared::committed` when the index holds no commit of a generation.
+const NO_GENERATION: u64 = u64::MAX;
 
 /// What catching up needs: the index, and the store's tree, record log and write lock.
 pub(super) struct TextShared {
     index: Mutex<TextIndex>,
+    folder: PathBuf,
     db: sled::Db,
     blobs: Arc<BlobLog>,
     writes: Arc<Mutex<()>>,
+    /// The generation of the index's last commit, readable while a catch-up runs.
+    committed: AtomicU64,
+    /// The newest store generation seen while reading the last committed catch-up's
+    /// entries: trajectories changed up to it may already be indexed in their newer form,
+    /// so replaying those generations deletes before it adds.
+    read_through: AtomicU64,
 }
 
 impl TextShared {
     /// Shares an opened index with the store parts it reads.
     pub fn new(
         index: TextIndex,
+        folder: PathBuf,
         db: sled::Db,
         blobs: Arc<BlobLog>,
         writes: Arc<Mutex<()>>,
     ) -> Self {
+        let committed = index.generation().unwrap_or(NO_GENERATION);
         Self {
             index: Mutex::new(index),
+            folder,
             db,
             blobs,
             writes,
+            committed: AtomicU64::new(committed),
+            read_through: AtomicU64::new(0),
         }
     }
 
@@ -51,13 +65,35 @@ impl TextShared {
         self.index.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// How many text generations the index is behind the store.
+    fn write_lock(&self) -> MutexGuard<'_, ()> {
+        self.writes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// How many text generations the index is behind the store (without waiting for a
+    /// catch-up in progress).
     pub fn behind(&self) -> StoreResult<u64> {
         let current = text::generation_in(&self.db)?;
-        Ok(match self.lock().generation() {
-            Some(held) => current.saturating_sub(held),
-            None => current.max(1),
+        Ok(match self.committed.load(Ordering::Relaxed) {
+            NO_GENERATION => current.max(1),
+            held => current.abs_diff(held),
         })
+    }
+
+    /// Bytes the index takes on disk (without waiting for a catch-up in progress).
+    pub fn size_on_disk(&self) -> u64 {
+        search::folder_size(&self.folder)
+    }
+
+    /// Makes an empty index hold `generation` (for a store with nothing stored).
+    pub fn adopt_generation(&self, generation: u64) -> StoreResult<()> {
+        let mut index = self.lock();
+        if index.generation() != Some(generation) {
+            index.clear()?;
+            index.commit(generation)?;
+            text_journal::prune(&self.db, generation)?;
+        }
+        self.committed.store(generation, Ordering::Relaxed);
+        Ok(())
     }
 
     /// Brings the index up to the store's text generation: replays the journal, or rebuilds
@@ -65,30 +101,44 @@ impl TextShared {
     /// nothing, when `stop` is set.
     pub fn catch_up(&self, stop: &AtomicBool) -> StoreResult<()> {
         let mut index = self.lock();
-        let current = text::generation_in(&self.db)?;
+        let current = {
+            let _writes = self.write_lock();
+            text::generation_in(&self.db)?
+        };
         let replay = match index.generation() {
             Some(held) if held == current => return Ok(()),
-            Some(held) if held < current => text_journal::replay(&self.db, held, current)?,
+            Some(held) if held < current => {
+                let delete_through = self.read_through.load(Ordering::Relaxed);
+                text_journal::replay(&self.db, held, current, delete_through)?
+            }
             _ => None,
         };
         let outcome = match replay {
             Some(replay) => self.replay_into(&mut index, replay, current, stop),
             None => self.rebuild_locked(&mut index, stop),
         };
-        if outcome.is_err() {
-            index.discard()?;
-        }
-        outcome
+        self.settle(&mut index, outcome)
     }
 
     /// Rebuilds the index from every stored record, whatever its state.
     pub fn rebuild(&self) -> StoreResult<()> {
         let mut index = self.lock();
         let outcome = self.rebuild_locked(&mut index, &AtomicBool::new(false));
-        if outcome.is_err() {
-            index.discard()?;
+        self.settle(&mut index, outcome)
+    }
+
+    /// After a catch-up or rebuild: drops uncommitted work when it failed or stopped, and
+    /// publishes the generation the index now holds.
+    fn settle(&self, index: &mut TextIndex, outcome: StoreResult<Progress>) -> StoreResult<()> {
+        match &outcome {
+            Ok(Progress::Committed { read_through }) => {
+                self.read_through.store(*read_through, Ordering::Relaxed);
+            }
+            Ok(Progress::Stopped) | Err(_) => index.discard(),
         }
-        outcome
+        let committed = index.generation().unwrap_or(NO_GENERATION);
+        self.committed.store(committed, Ordering::Relaxed);
+        outcome.map(drop)
     }
 
     fn replay_into(
@@ -97,177 +147,112 @@ impl TextShared {
         replay: Replay,
         generation: u64,
         stop: &AtomicBool,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Progress> {
         let stale: Vec<TrajectoryId> = replay
             .iter()
             .filter(|(_, delete_first)| **delete_first)
             .map(|(id, _)| *id)
             .collect();
         index.delete(&stale)?;
-        let mut chunk = Chunk::default();
-        for id in replay.into_keys() {
-            if let Some(entry) = entry_in(&self.db, id)? {
-                chunk.push(index, record_in(&self.blobs, id, entry)?)?;
-            }
+        let ids: Vec<TrajectoryId> = replay.into_keys().collect();
+        let mut read_through = generation;
+        for chunk in ids.chunks(CHUNK) {
             if stop.load(Ordering::Relaxed) {
-                return Ok(index.discard()?);
+                return Ok(Progress::Stopped);
             }
+            let (entries, seen) = {
+                let _writes = self.write_lock();
+                let mut entries = Vec::with_capacity(chunk.len());
+                for &id in chunk {
+                    if let Some(entry) = entry_in(&self.db, id)? {
+                        entries.push((id, entry));
+                    }
+                }
+                (entries, text::generation_in(&self.db)?)
+            };
+            read_through = read_through.max(seen);
+            index.add(&self.records(&entries)?)?;
         }
-        chunk.finish(index)?;
-        index.commit(generation)?;
-        text_journal::prune(&self.db, generation)
+        self.commit(index, generation, read_through)
     }
 
-    /// Rebuilds with writes held off, so the generation read is the one indexed.
-    fn rebuild_locked(&self, index: &mut TextIndex, stop: &AtomicBool) -> StoreResult<()> {
-        let _writes = self.writes.lock().unwrap_or_else(PoisonError::into_inner);
-        let generation = text::generation_in(&self.db)?;
+    fn rebuild_locked(&self, index: &mut TextIndex, stop: &AtomicBool) -> StoreResult<Progress> {
+        let generation = {
+            let _writes = self.write_lock();
+            text::generation_in(&self.db)?
+        };
         index.clear()?;
-        let mut chunk = Chunk::default();
-        for item in self.db.scan_prefix([keys::LOCATION]) {
+        let mut read_through = generation;
+        let mut after = None;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(Progress::Stopped);
+            }
+            let (entries, seen) = self.flushed_locations(after)?;
+            let Some(&(last, _)) = entries.last() else {
+                break;
+            };
+            read_through = read_through.max(seen);
+            index.add(&self.records(&entries)?)?;
+            after = Some(last);
+        }
+        self.commit(index, generation, read_through)
+    }
+
+    /// The next `CHUNK` location entries after `after`, read with writes held off, and the
+    /// store's text generation then.
+    fn flushed_locations(
+        &self,
+        after: Option<TrajectoryId>,
+    ) -> StoreResult<(Vec<(TrajectoryId, Entry)>, u64)> {
+        let _writes = self.write_lock();
+        let start = match after {
+            Some(id) => Bound::Excluded(keys::location_key(id).to_vec()),
+            None => Bound::Included(vec![keys::LOCATION]),
+        };
+        let mut entries = Vec::with_capacity(CHUNK);
+        for item in self.db.range((start, Bound::Unbounded)).take(CHUNK) {
             let (key, value) = item?;
+            if key.first() != Some(&keys::LOCATION) {
+                break;
+            }
             let corrupt = |what: String| StoreError::Corrupt {
                 what,
                 reason: "malformed entry".into(),
             };
             let id = TrajectoryId::from_bytes(&key[1..])
                 .ok_or_else(|| corrupt("a location key".into()))?;
-            let entry = super::entry::Entry::decode(&value)
-                .ok_or_else(|| corrupt(format!("location of {id}")))?;
-            chunk.push(index, record_in(&self.blobs, id, entry)?)?;
-            if stop.load(Ordering::Relaxed) {
-                return Ok(index.discard()?);
-            }
+            let entry =
+                Entry::decode(&value).ok_or_else(|| corrupt(format!("location of {id}")))?;
+            entries.push((id, entry));
         }
-        chunk.finish(index)?;
+        Ok((entries, text::generation_in(&self.db)?))
+    }
+
+    /// The records of these entries (blobs never change once written: no lock needed).
+    fn records(&self, entries: &[(TrajectoryId, Entry)]) -> StoreResult<Vec<Trajectory>> {
+        entries
+            .iter()
+            .map(|&(id, entry)| record_in(&self.blobs, id, entry))
+            .collect()
+    }
+
+    fn commit(
+        &self,
+        index: &mut TextIndex,
+        generation: u64,
+        read_through: u64,
+    ) -> StoreResult<Progress> {
         index.commit(generation)?;
-        text_journal::prune(&self.db, generation)
+        text_journal::prune(&self.db, generation)?;
+        Ok(Progress::Committed { read_through })
     }
 }
 
-/// Records gathered to hand the index `CHUNK` at a time.
-#[derive(Default)]
-struct Chunk(Vec<Trajectory>);
-
-impl Chunk {
-    fn push(&mut self, index: &mut TextIndex, trajectory: Trajectory) -> StoreResult<()> {
-        self.0.push(trajectory);
-        if self.0.len() == CHUNK {
-            index.add(&self.0)?;
-            self.0.clear();
-        }
-        Ok(())
-    }
-
-    fn finish(self, index: &mut TextIndex) -> StoreResult<()> {
-        Ok(index.add(&self.0)?)
-    }
-}
-
-/// When writes last happened, and whether the thread must stop.
-struct Signal {
-    written_at: Mutex<Option<Instant>>,
-    wake: Condvar,
-    stop: AtomicBool,
-}
-
-/// The background thread that catches the index up when writes pause; stopped (its
-/// uncommitted work dropped) when the store closes.
-pub(super) struct Indexer {
-    shared: Arc<TextShared>,
-    signal: Arc<Signal>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl Indexer {
-    /// Starts the thread; it catches up at once (after `QUIET`) when `behind`.
-    pub fn start(shared: TextShared, behind: bool) -> StoreResult<Self> {
-        let shared = Arc::new(shared);
-        let signal = Arc::new(Signal {
-            written_at: Mutex::new(behind.then(Instant::now)),
-            wake: Condvar::new(),
-            stop: AtomicBool::new(false),
-        });
-        let thread = std::thread::Builder::new()
-            .name("rollscope-indexer".into())
-            .spawn({
-                let shared = Arc::clone(&shared);
-                let signal = Arc::clone(&signal);
-                move || run(&shared, &signal)
-            })
-            .map_err(|source| StoreError::Io {
-                context: "cannot start the search indexer thread".into(),
-                source,
-            })?;
-        Ok(Self {
-            shared,
-            signal,
-            thread: Some(thread),
-        })
-    }
-
-    /// The index and what catching up reads.
-    pub fn shared(&self) -> &TextShared {
-        &self.shared
-    }
-
-    /// Says a write changed stored text: the thread catches up once writes pause.
-    pub fn written(&self) {
-        *self
-            .signal
-            .written_at
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
-        self.signal.wake.notify_one();
-    }
-}
-
-impl Drop for Indexer {
-    fn drop(&mut self) {
-        self.signal.stop.store(true, Ordering::Relaxed);
-        drop(
-            self.signal
-                .written_at
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        self.signal.wake.notify_one();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// The thread: waits for a write, then for `QUIET` without one, then catches up. A failure
-/// is left for the next search, which catches up itself and reports it.
-fn run(shared: &TextShared, signal: &Signal) {
-    let mut written_at = signal
-        .written_at
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    while !signal.stop.load(Ordering::Relaxed) {
-        let Some(at) = *written_at else {
-            written_at = signal
-                .wake
-                .wait(written_at)
-                .unwrap_or_else(PoisonError::into_inner);
-            continue;
-        };
-        let wait = (at + QUIET).saturating_duration_since(Instant::now());
-        if !wait.is_zero() {
-            written_at = signal
-                .wake
-                .wait_timeout(written_at, wait)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-            continue;
-        }
-        *written_at = None;
-        drop(written_at);
-        let _ = shared.catch_up(&signal.stop);
-        written_at = signal
-            .written_at
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-    }
+/// How a catch-up ended when nothing failed.
+enum Progress {
+    /// Committed; entries were read up to this store generation.
+    Committed { read_through: u64 },
+    /// Stopped early (the store is closing); nothing committed.
+    Stopped,
 }

@@ -3,9 +3,10 @@
 
 use super::blobs::BlobLog;
 use super::changes::ChangeCounters;
-use super::indexer::{Indexer, TextShared};
+use super::index_thread::Indexer;
+use super::indexer::TextShared;
 use super::lock::{HolderLock, LockFailure};
-use super::search::TextIndex;
+use super::search::{self, TextIndex};
 use super::{RECORD_LOG, StoreError, StoreOptions, StoreResult, keys, lock_path, trace_codec};
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::path::{Path, PathBuf};
@@ -94,6 +95,7 @@ impl LocalStore {
         let index = TextIndex::open(&self.path)?;
         let shared = TextShared::new(
             index,
+            self.path.join(search::INDEX_FOLDER),
             self.db.clone(),
             Arc::clone(&self.blobs),
             Arc::clone(&self.writer),

@@ -4,7 +4,7 @@ use super::blobs::BlobLog;
 use super::entry::Entry;
 use super::postings::PostingChanges;
 use super::summary::Summary;
-use super::write::index_prefixes;
+use super::write::{index_prefixes, missing_location};
 use super::{LocalStore, RECORD_LOG, StoreError, StoreResult, keys, sibling_file, trace_codec};
 use crate::trajectory::TrajectoryId;
 use std::path::Path;
@@ -173,7 +173,8 @@ impl LocalStore {
     }
 
     /// Copies every sled entry into a new store folder, moving live blobs into a new log:
-    /// `COPY_GROUP` trajectories' blobs appended and synced at a time, then their entries
+    /// `COPY_GROUP` trajectories' blobs (at most `COPY_GROUP_BYTES`) appended and synced at
+    /// a time, then their entries
     /// and the others read since written in one batch, so memory stays flat at any size.
     fn copy_live_into(&self, fresh_path: &Path) -> StoreResult<usize> {
         let fresh = sled::Config::new()
@@ -195,6 +196,7 @@ impl LocalStore {
                     Some(trace) => Some(self.read_blob(id, trace)?),
                     None => None,
                 };
+                group.bytes += record.len() + trace.as_ref().map_or(0, Vec::len);
                 group.moved.push(Moved {
                     key,
                     seq: entry.seq,
@@ -206,7 +208,10 @@ impl LocalStore {
                 group.batch.insert(key, value);
                 group.copied += 1;
             }
-            if group.moved.len() >= COPY_GROUP || group.copied >= 10 * COPY_GROUP {
+            if group.moved.len() >= COPY_GROUP
+                || group.bytes >= COPY_GROUP_BYTES
+                || group.copied >= 10 * COPY_GROUP
+            {
                 std::mem::take(&mut group).write(&fresh, &fresh_blobs)?;
             }
         }
@@ -218,6 +223,9 @@ impl LocalStore {
 
 /// Trajectories whose blobs a compaction appends (and syncs) at once.
 const COPY_GROUP: usize = 1_000;
+
+/// Blob bytes a compaction holds in memory at most before it appends them.
+const COPY_GROUP_BYTES: usize = 64 << 20;
 
 /// A trajectory being moved by a compaction: its location key, sequence number and blobs.
 struct Moved {
@@ -231,6 +239,7 @@ struct Moved {
 #[derive(Default)]
 struct CopyGroup {
     moved: Vec<Moved>,
+    bytes: usize,
     batch: sled::Batch,
     copied: usize,
 }
@@ -247,15 +256,9 @@ impl CopyGroup {
             .collect();
         let mut locations = blobs.append(&slices)?.into_iter();
         for moved in &self.moved {
-            let record = locations
-                .next()
-                .ok_or_else(|| corrupt("the compacted log"))?;
+            let record = locations.next().ok_or_else(missing_location)?;
             let trace = match moved.trace {
-                Some(_) => Some(
-                    locations
-                        .next()
-                        .ok_or_else(|| corrupt("the compacted log"))?,
-                ),
+                Some(_) => Some(locations.next().ok_or_else(missing_location)?),
                 None => None,
             };
             let entry = Entry {

@@ -10,6 +10,7 @@ mod client;
 mod entry;
 mod handle;
 mod handle_runs;
+mod index_thread;
 mod indexer;
 mod keys;
 mod labels;

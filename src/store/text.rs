@@ -4,7 +4,7 @@
 
 use super::indexer::TextShared;
 use super::search::TextHits;
-use super::{LocalStore, StoreError, StoreResult, keys, text_journal};
+use super::{LocalStore, StoreError, StoreResult, keys};
 use crate::trajectory::TrajectoryId;
 use std::sync::atomic::AtomicBool;
 
@@ -42,14 +42,7 @@ impl LocalStore {
         if self.stored_count()? > 0 {
             return Ok(());
         }
-        let generation = self.text_generation()?;
-        let mut index = shared.lock();
-        if index.generation() != Some(generation) {
-            index.clear()?;
-            index.commit(generation)?;
-            text_journal::prune(&self.db, generation)?;
-        }
-        Ok(())
+        shared.adopt_generation(self.text_generation()?)
     }
 
     /// Brings the index up to the store before a search.
@@ -85,7 +78,7 @@ impl LocalStore {
     /// Bytes the search index takes on disk (0 without one).
     pub fn text_index_size(&self) -> StoreResult<u64> {
         match &self.text {
-            Some(indexer) => Ok(indexer.shared().lock().size_on_disk()),
+            Some(indexer) => Ok(indexer.shared().size_on_disk()),
             None => Ok(0),
         }
     }

@@ -66,10 +66,16 @@ fn decode(bytes: &[u8]) -> Option<Vec<(TrajectoryId, TextChange)>> {
 /// deleted first (it was replaced or removed since), in id order.
 pub(super) type Replay = BTreeMap<TrajectoryId, bool>;
 
-/// The changes of generations `after + 1 ..= through`, merged per trajectory; `None` when
-/// the journal does not hold every one of them (written before the journal existed, or
-/// unreadable), so the index must be rebuilt instead.
-pub(super) fn replay(db: &sled::Db, after: u64, through: u64) -> StoreResult<Option<Replay>> {
+/// The changes of generations `after + 1 ..= through`, merged per trajectory (every change
+/// of a generation up to `delete_through` deletes first); `None` when the journal does not
+/// hold every one of them (written before the journal existed, or unreadable), so the index
+/// must be rebuilt instead.
+pub(super) fn replay(
+    db: &sled::Db,
+    after: u64,
+    through: u64,
+    delete_through: u64,
+) -> StoreResult<Option<Replay>> {
     let mut merged = Replay::new();
     let mut expected = after + 1;
     for item in db.range(keys::journal_key(expected)..=keys::journal_key(through)) {
@@ -87,7 +93,8 @@ pub(super) fn replay(db: &sled::Db, after: u64, through: u64) -> StoreResult<Opt
         expected += 1;
         for (id, change) in changes {
             let delete_first = merged.get(&id).copied().unwrap_or(false);
-            merged.insert(id, delete_first || change != TextChange::Added);
+            let stale = change != TextChange::Added || generation <= delete_through;
+            merged.insert(id, delete_first || stale);
         }
     }
     Ok((expected == through + 1).then_some(merged))
@@ -125,20 +132,27 @@ mod tests {
             encode(&[(TrajectoryId(7), TextChange::Replaced)]),
         )
         .unwrap();
-        let merged = replay(&db, 0, 2).unwrap().unwrap();
+        let merged = replay(&db, 0, 2, 0).unwrap().unwrap();
         assert_eq!(
             merged.into_iter().collect::<Vec<_>>(),
             [(TrajectoryId(3), true), (TrajectoryId(7), true)]
         );
-        assert!(replay(&db, 1, 2).unwrap().unwrap()[&TrajectoryId(7)]);
+        assert!(replay(&db, 1, 2, 0).unwrap().unwrap()[&TrajectoryId(7)]);
+        let first = replay(&db, 0, 1, 0).unwrap().unwrap();
+        assert!(!first[&TrajectoryId(7)], "added: nothing to delete");
+        let reread = replay(&db, 0, 1, 1).unwrap().unwrap();
         assert!(
-            replay(&db, 0, 3).unwrap().is_none(),
+            reread[&TrajectoryId(7)],
+            "may be indexed already: delete first"
+        );
+        assert!(
+            replay(&db, 0, 3, 0).unwrap().is_none(),
             "generation 3 is missing"
         );
         db.insert(keys::journal_key(4), encode(&changes)).unwrap();
-        assert!(replay(&db, 1, 4).unwrap().is_none(), "a gap at 3");
+        assert!(replay(&db, 1, 4, 0).unwrap().is_none(), "a gap at 3");
         prune(&db, 2).unwrap();
-        assert!(replay(&db, 0, 1).unwrap().is_none(), "pruned");
+        assert!(replay(&db, 0, 1, 0).unwrap().is_none(), "pruned");
         assert_eq!(db.len(), 1);
     }
 }

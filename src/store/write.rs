@@ -290,6 +290,7 @@ fn blob_in(blobs: &BlobLog, id: TrajectoryId, location: Location) -> StoreResult
     })
 }
 
-fn missing_location() -> StoreError {
+/// The error of a blob log that returned fewer locations than it was given blobs.
+pub(super) fn missing_location() -> StoreError {
     StoreError::Invalid("the blob log returned fewer locations than blobs".into())
 }

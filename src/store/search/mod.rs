@@ -170,11 +170,11 @@ impl TextIndex {
     }
 
     /// Throws away everything done since the last commit (the writer is closed; the index
-    /// holds the last commit's generation again).
-    pub fn discard(&mut self) -> Result<(), SearchError> {
+    /// holds the last commit's generation again, or none when that cannot be read, so the
+    /// next catch-up rebuilds).
+    pub fn discard(&mut self) {
         self.writer = None;
-        self.committed = committed_generation(&self.index).map_err(|error| self.error(error))?;
-        Ok(())
+        self.committed = committed_generation(&self.index).ok().flatten();
     }
 
     /// Adds trajectories' documents (not committed).
@@ -243,11 +243,6 @@ impl TextIndex {
             .collect();
         Ok(TextHits { messages, words })
     }
-
-    /// Bytes the index takes on disk.
-    pub fn size_on_disk(&self) -> u64 {
-        folder_size(&self.path)
-    }
 }
 
 /// Checks that a query parses, without any index on disk: what the TUI asks before it
@@ -299,7 +294,8 @@ fn index_error(path: &Path, error: impl std::fmt::Display) -> SearchError {
     }
 }
 
-fn folder_size(path: &Path) -> u64 {
+/// Bytes of the files in a folder.
+pub(super) fn folder_size(path: &Path) -> u64 {
     std::fs::read_dir(path)
         .into_iter()
         .flatten()
