@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 /// How long writes must pause before the thread indexes them.
 const QUIET: Duration = Duration::from_millis(500);
 
-/// The longest a write waits to be indexed while writes never pause.
-const MAX_DELAY: Duration = Duration::from_secs(30);
+/// The longest a write waits to be indexed while writes never pause: longer than a
+/// million-trajectory import, which so is indexed after it ends, not during it.
+const MAX_DELAY: Duration = Duration::from_secs(300);
 
 /// Writes not yet taken in: when the first and the last happened.
 #[derive(Clone, Copy)]
