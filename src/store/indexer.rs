@@ -11,7 +11,7 @@ use super::entry::Entry;
 use super::search::{self, TextIndex};
 use super::text_journal::{self, Replay};
 use super::write::{entry_in, record_in};
-use super::{StoreError, StoreResult, keys, text};
+use super::{StoreError, StoreResult, keys};
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::ops::Bound;
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ impl TextShared {
     /// How many text generations the index is behind the store (without waiting for a
     /// catch-up in progress).
     pub fn behind(&self) -> StoreResult<u64> {
-        let current = text::generation_in(&self.db)?;
+        let current = text_journal::generation_in(&self.db)?;
         Ok(match self.committed.load(Ordering::Relaxed) {
             NO_GENERATION => current.max(1),
             held => current.abs_diff(held),
@@ -103,7 +103,7 @@ impl TextShared {
         let mut index = self.lock();
         let current = {
             let _writes = self.write_lock();
-            text::generation_in(&self.db)?
+            text_journal::generation_in(&self.db)?
         };
         let replay = match index.generation() {
             Some(held) if held == current => return Ok(()),
@@ -168,7 +168,7 @@ impl TextShared {
                         entries.push((id, entry));
                     }
                 }
-                (entries, text::generation_in(&self.db)?)
+                (entries, text_journal::generation_in(&self.db)?)
             };
             read_through = read_through.max(seen);
             index.add(&self.records(&entries)?)?;
@@ -179,7 +179,7 @@ impl TextShared {
     fn rebuild_locked(&self, index: &mut TextIndex, stop: &AtomicBool) -> StoreResult<Progress> {
         let generation = {
             let _writes = self.write_lock();
-            text::generation_in(&self.db)?
+            text_journal::generation_in(&self.db)?
         };
         index.clear()?;
         let mut read_through = generation;
@@ -226,7 +226,7 @@ impl TextShared {
                 Entry::decode(&value).ok_or_else(|| corrupt(format!("location of {id}")))?;
             entries.push((id, entry));
         }
-        Ok((entries, text::generation_in(&self.db)?))
+        Ok((entries, text_journal::generation_in(&self.db)?))
     }
 
     /// The records of these entries (blobs never change once written: no lock needed).

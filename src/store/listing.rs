@@ -4,34 +4,9 @@
 
 use super::handle::unexpected;
 use super::wire::{Reply, Request};
-use super::{LocalStore, Query, Store, StoreResult, Summary};
+use super::{ListedIds, LocalStore, Query, Store, StoreResult, Summary};
 use crate::trajectory::TrajectoryId;
-use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-
-/// The rows of a listing, by id, and which of them are unlabelled failures.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ListedIds {
-    /// Every row's trajectory, in the query's order (its offset and limit applied).
-    pub ids: Vec<TrajectoryId>,
-    /// Rows (positions in `ids`) that failed and carry no confirmed label, in order.
-    pub unlabelled_failures: Vec<u32>,
-}
-
-impl ListedIds {
-    /// The listing of these summaries, in their order.
-    pub fn of(summaries: &[Summary]) -> Self {
-        Self {
-            ids: summaries.iter().map(|summary| summary.id).collect(),
-            unlabelled_failures: summaries
-                .iter()
-                .enumerate()
-                .filter(|(_, summary)| summary.is_unlabelled_failure())
-                .map(|(row, _)| row as u32)
-                .collect(),
-        }
-    }
-}
 
 impl LocalStore {
     /// The ids a query selects, in its order, with its unlabelled failures marked.

@@ -36,12 +36,11 @@ pub use changes::{ChangeStamp, Changed, Writes};
 pub use client::{SERVER_SUBCOMMAND, ServerLauncher};
 pub use handle::Store;
 pub use labels::{LabelEdit, add_label, is_own, same_labels};
-pub use listing::ListedIds;
 pub use local::LocalStore;
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
 pub use query::{Filter, Outcome, Query, SortKey};
 pub use search::{SearchError, TextHits, check_query};
-pub use summary::Summary;
+pub use summary::{ListedIds, Summary};
 
 use std::path::{Path, PathBuf};
 

@@ -134,3 +134,27 @@ fn snippet(text: &str) -> String {
         .collect();
     flat.trim().to_string()
 }
+
+/// The rows of a listing, by id, and which of them are unlabelled failures.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListedIds {
+    /// Every row's trajectory, in the query's order (its offset and limit applied).
+    pub ids: Vec<TrajectoryId>,
+    /// Rows (positions in `ids`) that failed and carry no confirmed label, in order.
+    pub unlabelled_failures: Vec<u32>,
+}
+
+impl ListedIds {
+    /// The listing of these summaries, in their order.
+    pub fn of(summaries: &[Summary]) -> Self {
+        Self {
+            ids: summaries.iter().map(|summary| summary.id).collect(),
+            unlabelled_failures: summaries
+                .iter()
+                .enumerate()
+                .filter(|(_, summary)| summary.is_unlabelled_failure())
+                .map(|(row, _)| row as u32)
+                .collect(),
+        }
+    }
+}

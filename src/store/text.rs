@@ -4,29 +4,12 @@
 
 use super::indexer::TextShared;
 use super::search::TextHits;
-use super::{LocalStore, StoreError, StoreResult, keys};
+use super::text_journal::generation_in;
+use super::{LocalStore, StoreError, StoreResult};
 use crate::trajectory::TrajectoryId;
 use std::sync::atomic::AtomicBool;
 
-/// The meta key holding the text generation.
-pub(super) fn generation_key() -> Vec<u8> {
-    keys::meta_key("text-generation")
-}
-
-/// The text generation recorded in `db`: how many writes have changed stored text.
-pub(super) fn generation_in(db: &sled::Db) -> StoreResult<u64> {
-    Ok(db
-        .get(generation_key())?
-        .and_then(|bytes| bytes.as_ref().try_into().ok().map(u64::from_be_bytes))
-        .unwrap_or(0))
-}
-
 impl LocalStore {
-    /// The text generation: how many writes have changed stored text.
-    pub(super) fn text_generation(&self) -> StoreResult<u64> {
-        generation_in(&self.db)
-    }
-
     /// The index and what catching it up reads, or the error that says this handle has none.
     fn text_shared(&self) -> StoreResult<&TextShared> {
         match &self.text {
@@ -42,7 +25,7 @@ impl LocalStore {
         if self.stored_count()? > 0 {
             return Ok(());
         }
-        shared.adopt_generation(self.text_generation()?)
+        shared.adopt_generation(generation_in(&self.db)?)
     }
 
     /// Brings the index up to the store before a search.

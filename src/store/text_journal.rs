@@ -1,11 +1,24 @@
-//! The text journal: every write that changes what was said records, under its text
-//! generation and in the same atomic batch, which trajectories it stored, replaced or
-//! removed. The search index catches up by replaying the generations after the one it
-//! holds; entries it holds are pruned.
+//! The text generation and journal: every write that changes what was said moves the
+//! generation and records, under it and in the same atomic batch, which trajectories it
+//! stored, replaced or removed. The search index catches up by replaying the generations
+//! after the one it holds; entries it holds are pruned.
 
 use super::{StoreResult, keys};
 use crate::trajectory::TrajectoryId;
 use std::collections::BTreeMap;
+
+/// The meta key holding the text generation.
+pub(super) fn generation_key() -> Vec<u8> {
+    keys::meta_key("text-generation")
+}
+
+/// The text generation recorded in `db`: how many writes have changed stored text.
+pub(super) fn generation_in(db: &sled::Db) -> StoreResult<u64> {
+    Ok(db
+        .get(generation_key())?
+        .and_then(|bytes| bytes.as_ref().try_into().ok().map(u64::from_be_bytes))
+        .unwrap_or(0))
+}
 
 /// What one write did to a trajectory's text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use super::changes::{ChangeStamp, Writes};
 use super::labels::LabelEdit;
-use super::listing::ListedIds;
+use super::summary::ListedIds;
 use super::{CompactionReport, Filter, Query, StoreError, Summary, TextHits};
 use crate::trajectory::{
     MetricsRow, RunActivity, RunInfo, RunKind, RunRequest, RunStatus, Task, Trajectory,

@@ -7,7 +7,7 @@ use super::labels::LabelEdit;
 use super::postings::PostingChanges;
 use super::summary::Summary;
 use super::text_journal::{self, TextChange};
-use super::{LocalStore, StoreError, StoreResult, keys, text, trace_codec};
+use super::{LocalStore, StoreError, StoreResult, keys, trace_codec};
 use crate::trajectory::{LabelStatus, Trajectory, TrajectoryId};
 use std::collections::HashMap;
 
@@ -196,8 +196,8 @@ impl LocalStore {
         }
         let text_changed = !text_changes.is_empty();
         if text_changed {
-            let generation = self.text_generation()? + 1;
-            batch.insert(text::generation_key(), &generation.to_be_bytes());
+            let generation = text_journal::generation_in(&self.db)? + 1;
+            batch.insert(text_journal::generation_key(), &generation.to_be_bytes());
             batch.insert(
                 &keys::journal_key(generation),
                 text_journal::encode(&text_changes),
