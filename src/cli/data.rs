@@ -96,6 +96,25 @@ pub(super) fn spinner(message: String) -> ProgressBar {
     bar
 }
 
+/// A spinner while a search waits for the index to take in writes it has not seen (after a
+/// large import, seconds per 100k trajectories); `None` when the index is in step.
+fn index_catch_up_spinner(behind: u64) -> Option<ProgressBar> {
+    if behind == 0 {
+        return None;
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_message(format!(
+        "the search index is catching up with the store ({behind} write{} behind)",
+        if behind == 1 { "" } else { "s" }
+    ));
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(bar)
+}
+
 /// `rollscope export`: to a file with its manifest beside it, or to standard output.
 pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
     anyhow::ensure!(
@@ -164,6 +183,10 @@ pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
     let filter = args.filter.to_filter();
     let limit = args.limit.or(if cli.json { None } else { Some(50) });
+    let catching_up = match filter.full_text {
+        Some(_) => index_catch_up_spinner(store.text_index_behind()?),
+        None => None,
+    };
     let summaries = store.query(&Query {
         filter: filter.clone(),
         sort: args.sort,
@@ -171,6 +194,9 @@ pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
         offset: args.offset,
         limit,
     })?;
+    if let Some(bar) = catching_up {
+        bar.finish_and_clear();
+    }
     if cli.json {
         println!("{}", serde_json::to_string(&summaries)?);
         return Ok(());
