@@ -99,7 +99,10 @@
 //!
 //! **An import.** `formats::detect` picks the format from the content; the format's reader
 //! yields items (tasks, trajectories, labels) one record at a time, naming the file and line
-//! of any record it refuses; `ingest` writes them to the store in batches.
+//! of any record it refuses; `ingest` writes them to the store in batches. sled records its
+//! page table only when it opens, by replaying its log since the last record, so a store
+//! closed after many writes (`LocalStore::close`, what the session server does on exit)
+//! opens sled once more first: the replay is paid then, not by the next user to open it.
 //!
 //! **A search.** Every store write that changes what was said moves the store's text
 //! generation and records which trajectories it added, replaced or removed (the text

@@ -1,6 +1,8 @@
 //! The store: round trips, indexes, labels, deletes, compaction, the holder lock, schema
 //! migrations, and durability under SIGKILL.
 
+#[path = "store/checkpoint.rs"]
+mod checkpoint;
 #[path = "store/crash.rs"]
 mod crash;
 #[path = "store/listing.rs"]

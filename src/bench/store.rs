@@ -34,6 +34,9 @@ pub struct StoreBenchReport {
     pub import_seconds: f64,
     /// Trajectories imported per second.
     pub import_per_second: f64,
+    /// Milliseconds to close the store after the import (sled's checkpoint, which a session
+    /// server takes when it exits, so that the next open need not replay the import).
+    pub close_ms: f64,
     /// Milliseconds to reopen the store and read its first page of 50.
     pub reopen_first_page_ms: f64,
     /// Rows of that first page.
@@ -71,7 +74,9 @@ pub fn bench_store(
         report.problems.first()
     );
     let store_bytes = store.size_on_disk()?;
-    drop(store);
+    let started = Instant::now();
+    store.close()?;
+    let close_ms = started.elapsed().as_secs_f64() * 1e3;
 
     let started = Instant::now();
     let store = Store::open(&store_dir)?;
@@ -99,6 +104,7 @@ pub fn bench_store(
         store_bytes,
         import_seconds,
         import_per_second: report.trajectories as f64 / import_seconds,
+        close_ms,
         reopen_first_page_ms,
         first_page_rows: page.len(),
         label_outcome_query_ms,
@@ -175,6 +181,7 @@ mod tests {
                 "store_bytes",
                 "import_seconds",
                 "import_per_second",
+                "close_ms",
                 "reopen_first_page_ms",
                 "first_page_rows",
                 "label_outcome_query_ms",

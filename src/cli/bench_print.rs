@@ -23,6 +23,10 @@ pub fn store(report: &StoreBenchReport) {
     println!(
         "  import                    {throughput:>10.0} trajectories/s  ({import_seconds:.2} s; goal ≥ 10,000/s)"
     );
+    println!(
+        "  close (sled checkpoint)   {:>10.1} ms              (a session server's exit)",
+        report.close_ms
+    );
     println!("  reopen + first page of 50 {reopen_ms:>10.1} ms              (goal ≤ 100 ms)");
     println!(
         "  label & outcome query     {query_ms:>10.1} ms              ({} hits; goal ≤ 50 ms)",

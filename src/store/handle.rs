@@ -64,6 +64,15 @@ impl Store {
         &self.path
     }
 
+    /// Closes this process's store as a session server does on exit (a checkpoint after
+    /// many writes, so the next open is quick); a server's handle just disconnects.
+    pub fn close(self) -> StoreResult<()> {
+        match self.backend {
+            Backend::Local(local) => local.close(),
+            Backend::Remote(_) => Ok(()),
+        }
+    }
+
     /// The process id of the session server this handle talks to (`None`: this process).
     pub fn server_pid(&self) -> Option<u32> {
         match &self.backend {

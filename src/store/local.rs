@@ -10,7 +10,13 @@ use super::search::{self, TextIndex};
 use super::{RECORD_LOG, StoreError, StoreOptions, StoreResult, keys, lock_path, trace_codec};
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Trajectories written since opening past which closing takes a sled checkpoint. sled
+/// records its page table only when it opens, by replaying its log since the last record:
+/// after a large import that replay would make the next open slow (1.5 s after a million).
+const CHECKPOINT_AFTER_WRITES: u64 = 10_000;
 
 /// An open session store, held exclusively by this process.
 pub struct LocalStore {
@@ -21,6 +27,8 @@ pub struct LocalStore {
     pub(super) writer: Arc<Mutex<()>>,
     pub(super) text: Option<Indexer>,
     pub(super) changes: ChangeCounters,
+    /// Trajectories written (stored, replaced or removed) since this store was opened.
+    pub(super) writes_since_open: AtomicU64,
     pub(super) _lock: HolderLock,
 }
 
@@ -81,6 +89,7 @@ impl LocalStore {
             writer: Arc::new(Mutex::new(())),
             text: None,
             changes: ChangeCounters::new(),
+            writes_since_open: AtomicU64::new(0),
             _lock: lock,
         };
         store.check_schema()?;
@@ -122,6 +131,34 @@ impl LocalStore {
     pub fn flush(&self) -> StoreResult<()> {
         self.db.flush()?;
         Ok(())
+    }
+
+    /// Flushes and closes the store. After many writes it then opens and closes sled once
+    /// more, still holding the store's lock, so that sled records a checkpoint now and the
+    /// next open does not replay the whole import (what a session server does on exit).
+    pub fn close(self) -> StoreResult<()> {
+        self.db.flush()?;
+        let Self {
+            db,
+            path,
+            options,
+            text,
+            writes_since_open,
+            _lock,
+            ..
+        } = self;
+        drop(text);
+        drop(db);
+        if writes_since_open.load(Ordering::Relaxed) >= CHECKPOINT_AFTER_WRITES {
+            drop(open_sled(&path, options)?);
+        }
+        Ok(())
+    }
+
+    /// Counts trajectories written, for the checkpoint at close.
+    pub(super) fn count_writes(&self, trajectories: usize) {
+        self.writes_since_open
+            .fetch_add(trajectories as u64, Ordering::Relaxed);
     }
 
     /// The blob log of records and traces.

@@ -125,7 +125,7 @@ pub fn serve(dir: &Path, options: ServerOptions) -> Result<(), ServeError> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .take();
     if let Some(store) = store {
-        store.flush().map_err(ServeError::Failed)?;
+        store.close().map_err(ServeError::Failed)?;
     }
     eprintln!(
         "{} session server {} stopped: no client for {} s",
