@@ -4,14 +4,29 @@
 
 use super::handle::unexpected;
 use super::wire::{Reply, Request};
-use super::{ListedIds, LocalStore, Query, Store, StoreResult, Summary};
+use super::{ListedIds, LocalStore, Query, SortKey, Store, StoreResult, Summary};
 use crate::trajectory::TrajectoryId;
 use std::borrow::Cow;
 
 impl LocalStore {
-    /// The ids a query selects, in its order, with its unlabelled failures marked.
+    /// The ids a query selects, in its order, with its unlabelled failures marked. In stored
+    /// order only each row's id and failure are held while reading (a million summaries
+    /// would take hundreds of MiB); another order sorts the summaries.
     pub fn listed_ids(&self, query: &Query) -> StoreResult<ListedIds> {
-        Ok(ListedIds::of(&self.query(query)?))
+        if query.sort != SortKey::Stored {
+            return Ok(ListedIds::of(&self.query(query)?));
+        }
+        let wanted = query.limit.map(|limit| query.offset + limit);
+        let mut rows = Vec::new();
+        self.each_match(&query.filter, |summary| {
+            rows.push((summary.id, summary.is_unlabelled_failure()));
+            query.descending || wanted.is_none_or(|wanted| rows.len() < wanted)
+        })?;
+        if query.descending {
+            rows.reverse();
+        }
+        let window = query.window(rows.len());
+        Ok(ListedIds::from_rows(rows.drain(window)))
     }
 
     /// The summaries of these trajectories, in the order given (ids not stored are skipped).

@@ -270,6 +270,16 @@ pub struct Query {
     pub limit: Option<usize>,
 }
 
+impl Query {
+    /// The rows of its window among `len` in order.
+    pub fn window(&self, len: usize) -> std::ops::Range<usize> {
+        let end = self
+            .limit
+            .map_or(len, |limit| (self.offset + limit).min(len));
+        self.offset.min(end)..end
+    }
+}
+
 impl LocalStore {
     /// The ids of the trajectories a filter matches, in stored order.
     pub fn ids(&self, filter: &Filter) -> StoreResult<Vec<TrajectoryId>> {
@@ -286,19 +296,30 @@ impl LocalStore {
     /// The summaries a query selects, in its order and window.
     pub fn query(&self, query: &Query) -> StoreResult<Vec<Summary>> {
         let unsorted_window = query.sort == SortKey::Stored && !query.descending;
-        let mut summaries = Vec::new();
         let wanted = query.limit.map(|limit| query.offset + limit);
-        let mut take = |summary: Summary| {
-            if query.filter.matches(&summary) {
-                summaries.push(summary);
-            }
+        let mut summaries = Vec::new();
+        self.each_match(&query.filter, |summary| {
+            summaries.push(summary);
             !(unsorted_window && wanted.is_some_and(|wanted| summaries.len() >= wanted))
-        };
-        match self.candidates(&query.filter)? {
+        })?;
+        query.sort.sort(&mut summaries, query.descending);
+        let window = query.window(summaries.len());
+        Ok(summaries.drain(window).collect())
+    }
+
+    /// Hands `take` each summary the filter matches, in stored order, until it returns
+    /// `false`.
+    pub(super) fn each_match(
+        &self,
+        filter: &Filter,
+        mut take: impl FnMut(Summary) -> bool,
+    ) -> StoreResult<()> {
+        let mut offer = |summary: Summary| !filter.matches(&summary) || take(summary);
+        match self.candidates(filter)? {
             Some(seqs) => {
                 for seq in seqs {
                     if let Some(summary) = self.summary_at(seq)?
-                        && !take(summary)
+                        && !offer(summary)
                     {
                         break;
                     }
@@ -308,19 +329,14 @@ impl LocalStore {
                 for entry in self.db.scan_prefix([keys::SUMMARY]) {
                     let (_, value) = entry?;
                     if let Some(summary) = Summary::from_bytes(&value)
-                        && !take(summary)
+                        && !offer(summary)
                     {
                         break;
                     }
                 }
             }
         }
-        query.sort.sort(&mut summaries, query.descending);
-        let end = query.limit.map_or(summaries.len(), |limit| {
-            (query.offset + limit).min(summaries.len())
-        });
-        let start = query.offset.min(end);
-        Ok(summaries.drain(start..end).collect())
+        Ok(())
     }
 
     /// Number of trajectories a filter selects.

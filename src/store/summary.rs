@@ -147,14 +147,22 @@ pub struct ListedIds {
 impl ListedIds {
     /// The listing of these summaries, in their order.
     pub fn of(summaries: &[Summary]) -> Self {
-        Self {
-            ids: summaries.iter().map(|summary| summary.id).collect(),
-            unlabelled_failures: summaries
+        Self::from_rows(
+            summaries
                 .iter()
-                .enumerate()
-                .filter(|(_, summary)| summary.is_unlabelled_failure())
-                .map(|(row, _)| row as u32)
-                .collect(),
+                .map(|summary| (summary.id, summary.is_unlabelled_failure())),
+        )
+    }
+
+    /// The listing of these rows (id, whether an unlabelled failure), in their order.
+    pub fn from_rows(rows: impl IntoIterator<Item = (TrajectoryId, bool)>) -> Self {
+        let mut listed = Self::default();
+        for (row, (id, unlabelled_failure)) in rows.into_iter().enumerate() {
+            listed.ids.push(id);
+            if unlabelled_failure {
+                listed.unlabelled_failures.push(row as u32);
+            }
         }
+        listed
     }
 }

@@ -1,7 +1,7 @@
 //! A listing read whole by id (what the TUI's engine holds) and the summaries of a window.
 
 use super::filled;
-use rollscope::store::{Query, SortKey};
+use rollscope::store::{Filter, ListedIds, Outcome, Query, SortKey};
 use rollscope::trajectory::TrajectoryId;
 
 #[test]
@@ -30,4 +30,30 @@ fn a_listing_by_id_keeps_the_order_and_its_failures() {
         summaries[40..45],
         "in the order asked, the unknown id skipped"
     );
+}
+
+#[test]
+fn a_listing_in_stored_order_agrees_with_the_query_in_every_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = filled(&dir.path().join("store"), 60);
+    let failed = Filter {
+        outcome: Some(Outcome::Fail),
+        ..Filter::default()
+    };
+    for filter in [Filter::default(), failed] {
+        for descending in [false, true] {
+            for (offset, limit) in [(0, None), (0, Some(7)), (11, Some(9)), (55, Some(20))] {
+                let query = Query {
+                    filter: filter.clone(),
+                    descending,
+                    offset,
+                    limit,
+                    ..Query::default()
+                };
+                let expected = ListedIds::of(&store.query(&query).unwrap());
+                assert!(offset >= 55 || !expected.ids.is_empty());
+                assert_eq!(store.listed_ids(&query).unwrap(), expected, "{query:?}");
+            }
+        }
+    }
 }
