@@ -25,6 +25,7 @@ mod run_live;
 pub mod search;
 pub mod server;
 mod socket;
+mod sort;
 mod summary;
 mod text;
 mod text_journal;
@@ -38,8 +39,9 @@ pub use handle::Store;
 pub use labels::{LabelEdit, add_label, is_own, same_labels};
 pub use local::LocalStore;
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
-pub use query::{Filter, Outcome, Query, SortKey};
+pub use query::{Filter, Outcome, Query};
 pub use search::{SearchError, TextHits, check_query};
+pub use sort::SortKey;
 pub use summary::{ListedIds, Summary};
 
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Filtering and sorting summaries, through the most selective index available.
 
 use super::summary::Summary;
-use super::{LocalStore, StoreResult, keys, postings};
+use super::{LocalStore, SortKey, StoreResult, keys, postings};
 use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -168,91 +168,6 @@ fn text_matches(summary: &Summary, text: &str) -> bool {
     .iter()
     .any(|field| field.to_lowercase().contains(&needle))
         || summary.id.to_string().starts_with(&needle)
-}
-
-/// The order of a list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SortKey {
-    /// The order they were stored in.
-    #[default]
-    Stored,
-    /// By outcome reward.
-    Reward,
-    /// By number of turns.
-    Turns,
-    /// By lowest process score.
-    PrmMin,
-    /// By task id.
-    Task,
-    /// By run, step, group and sample.
-    Step,
-    /// By trajectory id: ids are content hashes, so runs and policies come mixed (the
-    /// order of blind labelling).
-    Id,
-}
-
-impl SortKey {
-    /// Every key, in the order `s` cycles through them.
-    pub const ALL: [SortKey; 7] = [
-        Self::Stored,
-        Self::Reward,
-        Self::Turns,
-        Self::PrmMin,
-        Self::Task,
-        Self::Step,
-        Self::Id,
-    ];
-
-    /// The key's name, as typed and shown.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stored => "stored",
-            Self::Reward => "reward",
-            Self::Turns => "turns",
-            Self::PrmMin => "prm",
-            Self::Task => "task",
-            Self::Step => "step",
-            Self::Id => "id",
-        }
-    }
-
-    /// Sorts summaries by this key (stable; ties keep stored order).
-    pub fn sort(self, summaries: &mut [Summary], descending: bool) {
-        let by_option = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) => a.total_cmp(&b),
-            (a, b) => a.is_some().cmp(&b.is_some()),
-        };
-        match self {
-            Self::Stored => summaries.sort_by_key(|s| s.seq),
-            Self::Reward => summaries.sort_by(|a, b| by_option(a.reward, b.reward)),
-            Self::Turns => summaries.sort_by_key(|s| s.turns),
-            Self::PrmMin => summaries.sort_by(|a, b| by_option(a.prm_min, b.prm_min)),
-            Self::Task => summaries.sort_by(|a, b| a.task_id.cmp(&b.task_id)),
-            Self::Step => summaries.sort_by(|a, b| {
-                (&a.run, a.step, a.group, a.sample).cmp(&(&b.run, b.step, b.group, b.sample))
-            }),
-            Self::Id => summaries.sort_by_key(|s| s.id),
-        }
-        if descending {
-            summaries.reverse();
-        }
-    }
-}
-
-impl std::str::FromStr for SortKey {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|key| key.as_str() == text)
-            .ok_or_else(|| {
-                format!(
-                    "unknown sort key `{text}`: use stored, reward, turns, prm, task, step or id"
-                )
-            })
-    }
 }
 
 /// A filter, an order and a window.
