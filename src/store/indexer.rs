@@ -8,7 +8,7 @@
 
 use super::blobs::BlobLog;
 use super::entry::Entry;
-use super::search::{self, TextIndex};
+use super::search::{self, IndexCommit, TextIndex};
 use super::text_journal::{self, Replay};
 use super::write::{entry_in, record_in};
 use super::{StoreError, StoreResult, keys};
@@ -35,7 +35,8 @@ pub(super) struct TextShared {
     committed: AtomicU64,
     /// The newest store generation seen while reading the last committed catch-up's
     /// entries: trajectories changed up to it may already be indexed in their newer form,
-    /// so replaying those generations deletes before it adds.
+    /// so replaying those generations deletes before it adds. Recorded with the commit, so
+    /// it holds after a restart too.
     read_through: AtomicU64,
 }
 
@@ -49,6 +50,7 @@ impl TextShared {
         writes: Arc<Mutex<()>>,
     ) -> Self {
         let committed = index.generation().unwrap_or(NO_GENERATION);
+        let read_through = index.last_commit().map_or(0, |commit| commit.read_through);
         Self {
             index: Mutex::new(index),
             folder,
@@ -56,7 +58,7 @@ impl TextShared {
             blobs,
             writes,
             committed: AtomicU64::new(committed),
-            read_through: AtomicU64::new(0),
+            read_through: AtomicU64::new(read_through),
         }
     }
 
@@ -89,7 +91,10 @@ impl TextShared {
         let mut index = self.lock();
         if index.generation() != Some(generation) {
             index.clear()?;
-            index.commit(generation)?;
+            index.commit(IndexCommit {
+                generation,
+                read_through: generation,
+            })?;
             text_journal::prune(&self.db, generation)?;
         }
         self.committed.store(generation, Ordering::Relaxed);
@@ -243,7 +248,10 @@ impl TextShared {
         generation: u64,
         read_through: u64,
     ) -> StoreResult<Progress> {
-        index.commit(generation)?;
+        index.commit(IndexCommit {
+            generation,
+            read_through,
+        })?;
         text_journal::prune(&self.db, generation)?;
         Ok(Progress::Committed { read_through })
     }

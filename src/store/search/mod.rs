@@ -1,12 +1,15 @@
 //! The full-text index of what was said: every message, tool call and tool result of every
 //! stored trajectory, in tantivy, in the store folder's `search/`. Each commit records the
-//! store's text generation; the store's indexer (`super::indexer`) brings it up to the
+//! store's text generation (and how far its catch-up read, `IndexCommit`); the store's indexer (`super::indexer`) brings it up to the
 //! store's generation from the text journal, or rebuilds it from the records when it is
 //! missing, unreadable or further behind than the journal reaches. The index is derived
 //! data: work not committed when a process stops is redone, never answered wrongly.
 
 mod collect;
+mod commit;
 mod documents;
+
+pub(super) use commit::IndexCommit;
 
 use crate::trajectory::{Trajectory, TrajectoryId};
 use collect::DistinctValues;
@@ -64,7 +67,7 @@ pub(super) struct TextIndex {
     fields: Fields,
     reader: IndexReader,
     writer: Option<IndexWriter<TantivyDocument>>,
-    committed: Option<u64>,
+    committed: Option<IndexCommit>,
 }
 
 impl TextIndex {
@@ -101,7 +104,7 @@ impl TextIndex {
 
     fn with_index(path: &Path, index: Index, fields: Fields) -> Result<Self, SearchError> {
         documents::register_tokenizers(&index);
-        let committed = committed_generation(&index).map_err(|error| index_error(path, error))?;
+        let committed = last_commit(&index).map_err(|error| index_error(path, error))?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -119,6 +122,11 @@ impl TextIndex {
 
     /// The store text generation the last commit holds, if any.
     pub fn generation(&self) -> Option<u64> {
+        self.committed.map(|commit| commit.generation)
+    }
+
+    /// What the last commit records, if any.
+    pub fn last_commit(&self) -> Option<IndexCommit> {
         self.committed
     }
 
@@ -174,7 +182,7 @@ impl TextIndex {
     /// next catch-up rebuilds).
     pub fn discard(&mut self) {
         self.writer = None;
-        self.committed = committed_generation(&self.index).ok().flatten();
+        self.committed = last_commit(&self.index).ok().flatten();
     }
 
     /// Adds trajectories' documents (not committed).
@@ -188,19 +196,19 @@ impl TextIndex {
         self.run(operations)
     }
 
-    /// Commits what was added as `generation` and makes it visible to searches.
-    pub fn commit(&mut self, generation: u64) -> Result<(), SearchError> {
+    /// Commits what was added, recording `commit`, and makes it visible to searches.
+    pub fn commit(&mut self, commit: IndexCommit) -> Result<(), SearchError> {
         let path = self.path.clone();
         let writer = self.writer()?;
         let mut prepared = writer
             .prepare_commit()
             .map_err(|error| index_error(&path, error))?;
-        prepared.set_payload(&generation.to_string());
+        prepared.set_payload(&commit.payload());
         prepared
             .commit()
             .map_err(|error| index_error(&path, error))?;
         self.reader.reload().map_err(|error| self.error(error))?;
-        self.committed = Some(generation);
+        self.committed = Some(commit);
         Ok(())
     }
 
@@ -279,12 +287,12 @@ fn describe_parse_error(error: &tantivy::query::QueryParserError) -> String {
     }
 }
 
-/// The store text generation recorded by the index's last commit.
-fn committed_generation(index: &Index) -> tantivy::Result<Option<u64>> {
+/// What the index's last commit records.
+fn last_commit(index: &Index) -> tantivy::Result<Option<IndexCommit>> {
     Ok(index
         .load_metas()?
         .payload
-        .and_then(|payload| payload.parse().ok()))
+        .and_then(|payload| IndexCommit::from_payload(&payload)))
 }
 
 fn index_error(path: &Path, error: impl std::fmt::Display) -> SearchError {
