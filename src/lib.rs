@@ -109,9 +109,10 @@
 //! journal) in its sled batch, and does nothing more. The store's indexer thread replays the
 //! journal into the tantivy index (delete by id, then add the records' documents) once
 //! writes have paused for half a second (five minutes at the latest), commits with that
-//! generation (and the newest one its reads saw, so a replay after a restart still deletes
-//! records it may hold in a newer form before adding them) and prunes what it took in; a search first catches up the same way, so it
-//! always answers for everything stored, and an import runs at full speed. `Store::query`
+//! generation (and the newest one its reads saw, so a later replay, after a restart too,
+//! deletes records it may hold in a newer form before adding them) and prunes what it took
+//! in; a search first catches up the same way, so it always answers for everything stored,
+//! and an import runs at full speed. `Store::query`
 //! answers a filter's `full_text` through the index (ids → sequence numbers, intersected with
 //! the other indexes); the TUI's `/` and `:filter text:` and `rollscope list --text` all set
 //! that field, and the engine's `FindText` gives the trajectory view its hit turns and words.

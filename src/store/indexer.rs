@@ -33,11 +33,6 @@ pub(super) struct TextShared {
     writes: Arc<Mutex<()>>,
     /// The generation of the index's last commit, readable while a catch-up runs.
     committed: AtomicU64,
-    /// The newest store generation seen while reading the last committed catch-up's
-    /// entries: trajectories changed up to it may already be indexed in their newer form,
-    /// so replaying those generations deletes before it adds. Recorded with the commit, so
-    /// it holds after a restart too.
-    read_through: AtomicU64,
 }
 
 impl TextShared {
@@ -50,7 +45,6 @@ impl TextShared {
         writes: Arc<Mutex<()>>,
     ) -> Self {
         let committed = index.generation().unwrap_or(NO_GENERATION);
-        let read_through = index.last_commit().map_or(0, |commit| commit.read_through);
         Self {
             index: Mutex::new(index),
             folder,
@@ -58,7 +52,6 @@ impl TextShared {
             blobs,
             writes,
             committed: AtomicU64::new(committed),
-            read_through: AtomicU64::new(read_through),
         }
     }
 
@@ -110,11 +103,12 @@ impl TextShared {
             let _writes = self.write_lock();
             text_journal::generation_in(&self.db)?
         };
-        let replay = match index.generation() {
-            Some(held) if held == current => return Ok(()),
-            Some(held) if held < current => {
-                let delete_through = self.read_through.load(Ordering::Relaxed);
-                text_journal::replay(&self.db, held, current, delete_through)?
+        // Trajectories changed up to the generation the last catch-up's reads saw may be
+        // indexed in their newer form already: replaying those deletes before it adds.
+        let replay = match index.last_commit() {
+            Some(held) if held.generation == current => return Ok(()),
+            Some(held) if held.generation < current => {
+                text_journal::replay(&self.db, held.generation, current, held.read_through)?
             }
             _ => None,
         };
@@ -135,11 +129,8 @@ impl TextShared {
     /// After a catch-up or rebuild: drops uncommitted work when it failed or stopped, and
     /// publishes the generation the index now holds.
     fn settle(&self, index: &mut TextIndex, outcome: StoreResult<Progress>) -> StoreResult<()> {
-        match &outcome {
-            Ok(Progress::Committed { read_through }) => {
-                self.read_through.store(*read_through, Ordering::Relaxed);
-            }
-            Ok(Progress::Stopped) | Err(_) => index.discard(),
+        if !matches!(outcome, Ok(Progress::Committed)) {
+            index.discard();
         }
         let committed = index.generation().unwrap_or(NO_GENERATION);
         self.committed.store(committed, Ordering::Relaxed);
@@ -253,14 +244,14 @@ impl TextShared {
             read_through,
         })?;
         text_journal::prune(&self.db, generation)?;
-        Ok(Progress::Committed { read_through })
+        Ok(Progress::Committed)
     }
 }
 
 /// How a catch-up ended when nothing failed.
 enum Progress {
-    /// Committed; entries were read up to this store generation.
-    Committed { read_through: u64 },
+    /// Committed (the commit records how far its reads went).
+    Committed,
     /// Stopped early (the store is closing); nothing committed.
     Stopped,
 }

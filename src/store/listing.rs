@@ -16,11 +16,11 @@ impl LocalStore {
         if query.sort != SortKey::Stored {
             return Ok(ListedIds::of(&self.query(query)?));
         }
-        let wanted = query.limit.map(|limit| query.offset + limit);
+        let enough = query.enough();
         let mut rows = Vec::new();
         self.each_match(&query.filter, |summary| {
             rows.push((summary.id, summary.is_unlabelled_failure()));
-            query.descending || wanted.is_none_or(|wanted| rows.len() < wanted)
+            enough.is_none_or(|enough| rows.len() < enough)
         })?;
         if query.descending {
             rows.reverse();

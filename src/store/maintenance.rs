@@ -174,8 +174,8 @@ impl LocalStore {
 
     /// Copies every sled entry into a new store folder, moving live blobs into a new log:
     /// `COPY_GROUP` trajectories' blobs (at most `COPY_GROUP_BYTES`) appended and synced at
-    /// a time, then their entries
-    /// and the others read since written in one batch, so memory stays flat at any size.
+    /// a time, then their entries and the others read since written in one batch, so memory
+    /// stays flat at any size.
     fn copy_live_into(&self, fresh_path: &Path) -> StoreResult<usize> {
         let fresh = sled::Config::new()
             .path(fresh_path)

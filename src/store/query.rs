@@ -186,6 +186,15 @@ pub struct Query {
 }
 
 impl Query {
+    /// How many matches in stored order make its window, when reading may stop there (in
+    /// stored order, ascending, with a limit); `None` when every match must be read.
+    pub fn enough(&self) -> Option<usize> {
+        let stored_ascending = self.sort == SortKey::Stored && !self.descending;
+        self.limit
+            .filter(|_| stored_ascending)
+            .map(|limit| self.offset + limit)
+    }
+
     /// The rows of its window among `len` in order.
     pub fn window(&self, len: usize) -> std::ops::Range<usize> {
         let end = self
@@ -210,12 +219,11 @@ impl LocalStore {
 
     /// The summaries a query selects, in its order and window.
     pub fn query(&self, query: &Query) -> StoreResult<Vec<Summary>> {
-        let unsorted_window = query.sort == SortKey::Stored && !query.descending;
-        let wanted = query.limit.map(|limit| query.offset + limit);
+        let enough = query.enough();
         let mut summaries = Vec::new();
         self.each_match(&query.filter, |summary| {
             summaries.push(summary);
-            !(unsorted_window && wanted.is_some_and(|wanted| summaries.len() >= wanted))
+            enough.is_none_or(|enough| summaries.len() < enough)
         })?;
         query.sort.sort(&mut summaries, query.descending);
         let window = query.window(summaries.len());

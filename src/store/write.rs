@@ -194,7 +194,6 @@ impl LocalStore {
             let count = self.stored_count()? as i64 + count_delta;
             batch.insert(keys::count_key(), &(count.max(0) as u64).to_be_bytes());
         }
-        self.count_writes(text_changes.len());
         let text_changed = !text_changes.is_empty();
         if text_changed {
             let generation = text_journal::generation_in(&self.db)? + 1;
@@ -206,6 +205,7 @@ impl LocalStore {
         }
         self.db.apply_batch(batch)?;
         self.db.flush()?;
+        self.count_writes(text_changes.len());
         if text_changed && let Some(indexer) = &self.text {
             indexer.written();
         }

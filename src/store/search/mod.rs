@@ -1,9 +1,10 @@
 //! The full-text index of what was said: every message, tool call and tool result of every
 //! stored trajectory, in tantivy, in the store folder's `search/`. Each commit records the
-//! store's text generation (and how far its catch-up read, `IndexCommit`); the store's indexer (`super::indexer`) brings it up to the
-//! store's generation from the text journal, or rebuilds it from the records when it is
-//! missing, unreadable or further behind than the journal reaches. The index is derived
-//! data: work not committed when a process stops is redone, never answered wrongly.
+//! store's text generation and how far its catch-up read (`IndexCommit`); the store's
+//! indexer (`super::indexer`) brings it up to the store's generation from the text journal,
+//! or rebuilds it from the records when it is missing, unreadable or further behind than
+//! the journal reaches. The index is derived data: work not committed when a process stops
+//! is redone, never answered wrongly.
 
 mod collect;
 mod commit;
