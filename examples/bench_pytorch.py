@@ -6,11 +6,17 @@ vocab 2048, tied embeddings) with random weights in f32 on 2 threads:
 - training step: 8×128 tokens, forward + mean next-token cross-entropy + backward + AdamW;
 - GRPO step: 8×128 tokens, reference forward (no grad) + policy forward + the GRPO loss with
   a k3 KL (β = 0.04) + backward + AdamW, as TRL computes it for one iteration per batch;
-- greedy decoding: 32-token prompts, 127 new tokens, batch 8 and batch 1 (`generate`).
+- greedy decoding: 32-token prompts, 127 new tokens, batch 8, 1 and 64 (`generate`);
+- greedy decoding at the rollout shape: 128 sequences of 32–352 prompt tokens and 16–127 new
+  tokens (the lengths are the same functions of the index as `RaggedShape` in
+  src/bench/ragged.rs), in static batches of 64 left-padded to the longest prompt, each
+  generating as many tokens as its longest answer, as `generate` (and TRL) does; only each
+  sequence's own new tokens count.
 
-Alone it prints the PyTorch figures. With `--compare PATH/TO/rollscope` it interleaves runs of
-`rollscope bench model --json` with its own, alternating which goes first, and prints for every
-figure the median of the pairwise ratios (a single pair drifts ±10% on a shared machine).
+Alone it prints the PyTorch figures as one JSON line (what `rollscope bench all --python`
+reads). With `--compare PATH/TO/rollscope` it interleaves runs of `rollscope bench model
+--json` with its own, alternating which goes first, and prints for every figure the median of
+the pairwise ratios (a single pair drifts ±10% on a shared machine).
 Needs `pip install torch transformers`; not part of CI.
 
     python examples/bench_pytorch.py --compare target/release/rollscope --pairs 5
@@ -32,7 +38,19 @@ FIGURES = [
     ("grpo_step_ms", "GRPO step 8×128 (ref + policy + loss + bwd + AdamW), ms", False),
     ("decode_batch8_tps", "greedy decode batch 8, tokens/s", True),
     ("decode_batch1_tps", "greedy decode batch 1, tokens/s", True),
+    ("decode_batch64_tps", "greedy decode batch 64, tokens/s", True),
+    ("decode_ragged64_tps", "greedy decode at the rollout shape (64 in flight), tokens/s", True),
 ]
+
+RAGGED_SEQUENCES, RAGGED_IN_FLIGHT = 128, 64
+
+
+def ragged_prompt_tokens(index):
+    return 32 + (index * 97) % 321
+
+
+def ragged_new_tokens(index):
+    return 16 + (index * 53) % 112
 
 
 def bench_config():
@@ -110,6 +128,35 @@ def decode(model, prompts, new_tokens):
         )
 
 
+def ragged_batches(generator):
+    """The rollout shape as left-padded batches: (ids, attention mask, new tokens)."""
+    batches = []
+    for start in range(0, RAGGED_SEQUENCES, RAGGED_IN_FLIGHT):
+        indices = range(start, min(start + RAGGED_IN_FLIGHT, RAGGED_SEQUENCES))
+        longest = max(ragged_prompt_tokens(i) for i in indices)
+        ids = torch.zeros(len(indices), longest, dtype=torch.long)
+        mask = torch.zeros(len(indices), longest, dtype=torch.long)
+        for row, index in enumerate(indices):
+            length = ragged_prompt_tokens(index)
+            ids[row, longest - length :] = torch.randint(16, 2048, (length,), generator=generator)
+            mask[row, longest - length :] = 1
+        batches.append((ids, mask, max(ragged_new_tokens(i) for i in indices)))
+    return batches
+
+
+def decode_ragged(model, batches):
+    with torch.no_grad():
+        for ids, mask, new_tokens in batches:
+            model.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=new_tokens,
+                min_new_tokens=new_tokens,
+                do_sample=False,
+                pad_token_id=0,
+            )
+
+
 def measure(repeats, new_tokens=127, prompt_tokens=32):
     """One run of every figure: each the median of `repeats` timings after one warm-up."""
     model = build_model(0)
@@ -129,12 +176,17 @@ def measure(repeats, new_tokens=127, prompt_tokens=32):
     wall, cpu = repeat(lambda: grpo_step(model, reference, optimizer, ids, advantages))
     results["grpo_step_ms"], results["grpo_step_cpu_ms"] = wall * 1e3, cpu * 1e3
     model.eval()
-    for batch in (8, 1):
+    for batch in (8, 1, 64):
         prompts = torch.randint(16, 2048, (batch, prompt_tokens), generator=generator)
         wall, cpu = repeat(lambda: decode(model, prompts, new_tokens))
         tokens = batch * new_tokens
         results[f"decode_batch{batch}_tps"] = tokens / wall
         results[f"decode_batch{batch}_cpu_tps"] = tokens / cpu
+    batches = ragged_batches(generator)
+    wall, cpu = repeat(lambda: decode_ragged(model, batches))
+    tokens = sum(ragged_new_tokens(i) for i in range(RAGGED_SEQUENCES))
+    results["decode_ragged64_tps"] = tokens / wall
+    results["decode_ragged64_cpu_tps"] = tokens / cpu
     return results
 
 
@@ -163,7 +215,7 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(2)
     if not args.compare:
-        print(json.dumps(measure(args.repeats), indent=2))
+        print(json.dumps(measure(args.repeats)))
         return
     pairs = []
     for index in range(args.pairs):

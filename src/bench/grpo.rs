@@ -38,6 +38,22 @@ pub struct GrpoBenchOptions {
     pub runtime: Runtime,
 }
 
+/// TRL's GRPO defaults on the benchmark shape, as `rollscope bench grpo` has them.
+impl Default for GrpoBenchOptions {
+    fn default() -> Self {
+        Self {
+            model: None,
+            group: 8,
+            prompt: 32,
+            completion: 128,
+            beta: 0.04,
+            steps: 5,
+            trl: None,
+            runtime: Runtime::default(),
+        }
+    }
+}
+
 /// The figures of the GRPO benchmark, medians in milliseconds.
 #[derive(Debug, Clone, Serialize)]
 pub struct GrpoBenchReport {

@@ -2,6 +2,7 @@
 //! a report of its figures; the command line (`rollscope bench …`) parses the flags and
 //! prints the report.
 
+pub mod all;
 pub mod export;
 pub mod follow;
 pub mod grpo;
@@ -9,6 +10,7 @@ pub mod import;
 pub mod model;
 pub mod prefix;
 pub mod quantiles;
+pub mod ragged;
 pub mod rollout;
 mod rollout_run;
 pub mod search;
@@ -20,6 +22,7 @@ pub mod train;
 pub mod tui;
 pub mod update;
 
+pub use all::{AllBenchOptions, AllBenchReport, bench_all};
 pub use export::{ExportBenchOptions, ExportBenchReport, bench_export};
 pub use follow::{FollowBenchOptions, FollowBenchReport, bench_follow};
 pub use grpo::{GrpoBenchOptions, GrpoBenchReport, bench_grpo};

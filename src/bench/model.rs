@@ -2,7 +2,11 @@
 //! or of the ~10M-parameter Qwen2 benchmark shape, with switches to take out each fused kernel
 //! so what every one gives can be measured.
 
-use super::steps::{GrpoInputs, Timing, median, time_decode, time_grpo_step, time_train_step};
+use super::ragged::{RaggedShape, time_ragged_decode};
+use super::steps::{
+    GrpoInputs, per_second, repeated, step_milliseconds, time_decode, time_grpo_step,
+    time_train_step,
+};
 use super::{BenchProgress, Runtime, load_model, random_tokens};
 use crate::model::embedded::EmbeddedSpec;
 use crate::model::{
@@ -20,8 +24,10 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelFigure {
-    /// Greedy decoding at batch 8 and batch 1.
+    /// Greedy decoding at batch 8, 1 and 64.
     Decode,
+    /// Greedy decoding at the rollout shape (`RaggedShape::ROLLOUT`).
+    Ragged,
     /// A training step.
     Train,
     /// A GRPO step.
@@ -102,6 +108,18 @@ pub struct ModelFigures {
     /// Tokens per CPU-second decoding one sequence.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decode_batch1_cpu_tps: Option<f64>,
+    /// Tokens per second decoding 64 sequences.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_batch64_tps: Option<f64>,
+    /// Tokens per CPU-second decoding 64 sequences.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_batch64_cpu_tps: Option<f64>,
+    /// New tokens per second at the rollout shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_ragged64_tps: Option<f64>,
+    /// New tokens per CPU-second at the rollout shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decode_ragged64_cpu_tps: Option<f64>,
     /// Milliseconds of a training step.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub train_step_ms: Option<f64>,
@@ -121,8 +139,11 @@ pub struct ModelFigures {
 pub struct ModelBenchReport {
     /// How it ran.
     pub setup: ModelBenchSetup,
-    /// Decoding speed at batch 8 and batch 1, if measured.
+    /// Decoding speed at batch 8, 1 and 64, if measured.
     pub decode: Vec<DecodeFigures>,
+    /// The rollout-shaped workload, if measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ragged: Option<RaggedShape>,
     /// Milliseconds of a training step, if measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub train_step_ms: Option<f64>,
@@ -182,6 +203,26 @@ impl ModelBenchOptions {
     }
 }
 
+/// The benchmark shape's defaults, as `rollscope bench model` has them.
+impl Default for ModelBenchOptions {
+    fn default() -> Self {
+        Self {
+            model: None,
+            prompt_tokens: 32,
+            new_tokens: 127,
+            train_batch: 8,
+            train_tokens: 128,
+            repeats: 3,
+            only: Vec::new(),
+            reference: false,
+            without: Vec::new(),
+            portable: false,
+            unfused_optimizer: false,
+            runtime: Runtime::default(),
+        }
+    }
+}
+
 fn bench_network(
     options: &ModelBenchOptions,
     progress: &mut dyn FnMut(BenchProgress),
@@ -200,31 +241,6 @@ fn bench_network(
         .unwrap_or_else(|| default_dtype(&load.device, None));
     let store = ParameterStore::random(0, 0.02, true);
     Ok(store.build(dtype, &load.device, |vb| Qwen::new(&config, vb))?)
-}
-
-/// Runs `measure` once to warm up and `repeats` times more.
-fn repeated(
-    repeats: usize,
-    progress: &mut dyn FnMut(BenchProgress),
-    mut measure: impl FnMut() -> anyhow::Result<Timing>,
-) -> anyhow::Result<Vec<Timing>> {
-    let mut runs = Vec::with_capacity(repeats);
-    for run in 0..=repeats {
-        let timing = measure()?;
-        progress(BenchProgress::Advance(1));
-        if run > 0 {
-            runs.push(timing);
-        }
-    }
-    Ok(runs)
-}
-
-/// Medians of the runs in milliseconds: wall clock and process CPU.
-fn step_milliseconds(runs: &[Timing]) -> (Option<f64>, Option<f64>) {
-    (
-        Some(median(runs, |t| t.wall) * 1e3),
-        Some(median(runs, |t| t.cpu) * 1e3),
-    )
 }
 
 /// Times greedy decoding, a training step and a GRPO step (those `options.only` asks for).
@@ -248,37 +264,59 @@ pub fn bench_model(
     let mut rng = StdRng::seed_from_u64(7);
     progress(BenchProgress::counted(
         "runs",
-        (4 * (options.repeats + 1)) as u64,
+        (6 * (options.repeats + 1)) as u64,
     ));
     let mut figures = ModelFigures::default();
     let mut decode = Vec::new();
     if options.measures(ModelFigure::Decode) {
         let network = Network::Qwen(model.clone());
-        for batch in [8usize, 1] {
+        for batch in [8usize, 1, 64] {
             let prompts: Vec<Vec<u32>> = (0..batch)
                 .map(|_| random_tokens(&mut rng, options.prompt_tokens, config.vocab_size))
                 .collect();
             let runs = repeated(options.repeats, progress, || {
                 time_decode(&network, context, &prompts, options.new_tokens)
             })?;
-            let tokens = (batch * options.new_tokens) as f64;
-            let (wall, cpu) = (
-                tokens / median(&runs, |t| t.wall),
-                tokens / median(&runs, |t| t.cpu),
-            );
-            if batch == 8 {
-                (figures.decode_batch8_tps, figures.decode_batch8_cpu_tps) =
-                    (Some(wall), Some(cpu));
-            } else {
-                (figures.decode_batch1_tps, figures.decode_batch1_cpu_tps) =
-                    (Some(wall), Some(cpu));
-            }
+            let (wall, cpu) = per_second(&runs, batch * options.new_tokens);
+            let slot = match batch {
+                8 => (
+                    &mut figures.decode_batch8_tps,
+                    &mut figures.decode_batch8_cpu_tps,
+                ),
+                1 => (
+                    &mut figures.decode_batch1_tps,
+                    &mut figures.decode_batch1_cpu_tps,
+                ),
+                _ => (
+                    &mut figures.decode_batch64_tps,
+                    &mut figures.decode_batch64_cpu_tps,
+                ),
+            };
+            (*slot.0, *slot.1) = (Some(wall), Some(cpu));
             decode.push(DecodeFigures {
                 batch,
                 tokens_per_second: wall,
                 tokens_per_cpu_second: cpu,
             });
         }
+    }
+    let mut ragged = None;
+    if options.measures(ModelFigure::Ragged) {
+        let network = Network::Qwen(model.clone());
+        let shape = RaggedShape::ROLLOUT;
+        anyhow::ensure!(
+            shape.longest() <= context,
+            "the rollout shape needs {} tokens of context and the model has {context}; \
+             leave it out with --only decode,train,grpo",
+            shape.longest()
+        );
+        let prompts = shape.prompts(&mut rng, config.vocab_size);
+        let runs = repeated(options.repeats, progress, || {
+            time_ragged_decode(&network, context, shape, &prompts)
+        })?;
+        let (wall, cpu) = per_second(&runs, shape.total_new_tokens());
+        (figures.decode_ragged64_tps, figures.decode_ragged64_cpu_tps) = (Some(wall), Some(cpu));
+        ragged = Some(shape);
     }
     let rows: Vec<Vec<u32>> = (0..options.train_batch)
         .map(|_| random_tokens(&mut rng, options.train_tokens, config.vocab_size))
@@ -330,6 +368,7 @@ pub fn bench_model(
     Ok(ModelBenchReport {
         setup,
         decode,
+        ragged,
         train_step_ms: figures.train_step_ms,
         train_step_cpu_ms: figures.train_step_cpu_ms,
         grpo_step_ms: figures.grpo_step_ms,

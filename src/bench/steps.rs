@@ -1,6 +1,8 @@
-//! The timed units of the model benchmarks: greedy decoding, a training step and a GRPO
-//! step, each measured in wall-clock and process CPU seconds.
+//! The timed units of the model benchmarks (greedy decoding, a training step and a GRPO
+//! step, each measured in wall-clock and process CPU seconds) and the helpers that repeat
+//! them and take their medians.
 
+use super::BenchProgress;
 use crate::model::{Decoder, Network, Qwen, SamplingParams, TokenBatch, next_token_log_probs};
 use crate::train::loss::{ObjectiveConfig, ObjectiveInputs, UpdateTotals, grpo_objective};
 use crate::train::optim::AdamW;
@@ -122,4 +124,38 @@ pub fn time_grpo_step(
         optimizer.step(&objective.loss.backward()?, 1e-4)?;
         Ok(())
     })
+}
+
+/// Runs `measure` once to warm up and `repeats` times more.
+pub fn repeated(
+    repeats: usize,
+    progress: &mut dyn FnMut(BenchProgress),
+    mut measure: impl FnMut() -> anyhow::Result<Timing>,
+) -> anyhow::Result<Vec<Timing>> {
+    let mut runs = Vec::with_capacity(repeats);
+    for run in 0..=repeats {
+        let timing = measure()?;
+        progress(BenchProgress::Advance(1));
+        if run > 0 {
+            runs.push(timing);
+        }
+    }
+    Ok(runs)
+}
+
+/// Tokens per second of the median run: wall clock and process CPU.
+pub fn per_second(runs: &[Timing], tokens: usize) -> (f64, f64) {
+    let tokens = tokens as f64;
+    (
+        tokens / median(runs, |t| t.wall),
+        tokens / median(runs, |t| t.cpu),
+    )
+}
+
+/// Medians of the runs in milliseconds: wall clock and process CPU.
+pub fn step_milliseconds(runs: &[Timing]) -> (Option<f64>, Option<f64>) {
+    (
+        Some(median(runs, |t| t.wall) * 1e3),
+        Some(median(runs, |t| t.cpu) * 1e3),
+    )
 }

@@ -2,6 +2,7 @@
 //! exports and the rollout loop. The benchmarks live in `crate::bench`; this parses their
 //! flags, shows their progress and prints their reports.
 
+use super::bench_all::{self, AllBenchArgs};
 use super::bench_args::{
     BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
     FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs,
@@ -17,6 +18,10 @@ use serde::Serialize;
 /// What to benchmark.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
+    /// Every figure of the performance table in one run: the store, the model's steps and
+    /// decoding beside PyTorch / transformers (interleaved pairs), an end-to-end GRPO step
+    /// beside TRL; give `--python` with torch, transformers and trl for the references.
+    All(AllBenchArgs),
     /// Import throughput, reopen + first page, an indexed query and peak memory on a
     /// generated store of 100k trajectories.
     Store(StoreBenchArgs),
@@ -32,7 +37,7 @@ pub enum BenchCommand {
     /// `import --follow` as a real process on a folder being written: milliseconds from a
     /// JSONL line (or a parquet step file) written until another client's engine sees it.
     Follow(FollowBenchArgs),
-    /// Greedy decoding tokens/s (batch 8 and batch 1), a training step and a GRPO step.
+    /// Greedy decoding tokens/s (batch 8, 1, 64 and the rollout shape), a training step and a GRPO step.
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
     Tui(TuiBenchArgs),
@@ -63,6 +68,10 @@ const PLAIN_BARS: &str = "{msg} [{bar:30}] {pos}/{len} ({elapsed})";
 pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
     let json = cli.json;
     match command {
+        BenchCommand::All(args) => {
+            let report = bench::bench_all(&args.options(), &mut progress_bars(PLAIN_BARS))?;
+            print(json, &report, bench_all::print)
+        }
         BenchCommand::Store(args) => {
             let mut progress = progress_bars("{msg:>12} [{bar:40}] {pos}/{len} ({per_sec}, {eta})");
             let report = bench::bench_store(&args.options(), &mut progress)?;

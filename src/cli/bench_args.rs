@@ -181,8 +181,10 @@ impl ExportBenchArgs {
 /// Which figures to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Figure {
-    /// Greedy decoding at batch 8 and batch 1.
+    /// Greedy decoding at batch 8, 1 and 64.
     Decode,
+    /// Greedy decoding at the rollout shape: 128 sequences, 64 in flight, ragged lengths.
+    Ragged,
     /// A training step.
     Train,
     /// A GRPO step.
@@ -237,6 +239,7 @@ impl BenchModelArgs {
     pub fn options(&self) -> ModelBenchOptions {
         let figure = |figure: &Figure| match figure {
             Figure::Decode => ModelFigure::Decode,
+            Figure::Ragged => ModelFigure::Ragged,
             Figure::Train => ModelFigure::Train,
             Figure::Grpo => ModelFigure::Grpo,
         };

@@ -187,6 +187,12 @@ pub fn export(report: &ExportBenchReport) {
     println!("  goal: 100k trajectories with filters in ≤ 2 s");
 }
 
+/// transformers' `generate` at batch 64 on this CPU (`examples/bench_pytorch.py`), tokens/s.
+const REFERENCE_BATCH64: f64 = 4140.0;
+
+/// transformers' `generate` on the rollout shape, static batches of 64, new tokens counted.
+const REFERENCE_RAGGED: f64 = 754.0;
+
 /// `bench model` as text.
 pub fn model(args: &BenchModelArgs, report: &ModelBenchReport) {
     let setup = &report.setup;
@@ -208,34 +214,52 @@ pub fn model(args: &BenchModelArgs, report: &ModelBenchReport) {
     };
     let decode = [
         (
-            8,
-            1229.0,
+            "batch 8".to_string(),
+            1596.0,
             figures.decode_batch8_tps,
             figures.decode_batch8_cpu_tps,
         ),
         (
-            1,
-            248.0,
+            "batch 1".to_string(),
+            332.0,
             figures.decode_batch1_tps,
             figures.decode_batch1_cpu_tps,
         ),
+        (
+            "batch 64".to_string(),
+            REFERENCE_BATCH64,
+            figures.decode_batch64_tps,
+            figures.decode_batch64_cpu_tps,
+        ),
+        (
+            report.ragged.map_or_else(String::new, |shape| {
+                format!(
+                    "rollout shape ({} sequences, {} in flight, prompts of 32–352 tokens, \
+                     16–127 new, new tokens counted)",
+                    shape.sequences, shape.in_flight
+                )
+            }),
+            REFERENCE_RAGGED,
+            figures.decode_ragged64_tps,
+            figures.decode_ragged64_cpu_tps,
+        ),
     ];
-    for (batch, reference, wall, cpu) in decode {
+    for (what, reference, wall, cpu) in decode {
         if let Some((wall, cpu)) = pair(wall, cpu) {
             println!(
-                "greedy decode, batch {batch}: {wall:.0} tokens/s [{cpu:.0}] (transformers here: ≈ {reference:.0})"
+                "greedy decode, {what}: {wall:.0} tokens/s [{cpu:.0}] (transformers here: ≈ {reference:.0})"
             );
         }
     }
     let shape = format!("{}×{}", args.train_batch, args.train_tokens);
     if let Some((wall, cpu)) = pair(figures.train_step_ms, figures.train_step_cpu_ms) {
         println!(
-            "training step, {shape} tokens (forward + backward + AdamW): {wall:.0} ms [{cpu:.0} ms CPU] (PyTorch here: ≈ 362 ms)"
+            "training step, {shape} tokens (forward + backward + AdamW): {wall:.0} ms [{cpu:.0} ms CPU] (PyTorch here: ≈ 323 ms)"
         );
     }
     if let Some((wall, cpu)) = pair(figures.grpo_step_ms, figures.grpo_step_cpu_ms) {
         println!(
-            "GRPO step, {shape} tokens (reference + policy + loss + backward + AdamW): {wall:.0} ms [{cpu:.0} ms CPU] (PyTorch here: ≈ 477 ms)"
+            "GRPO step, {shape} tokens (reference + policy + loss + backward + AdamW): {wall:.0} ms [{cpu:.0} ms CPU] (PyTorch here: ≈ 425 ms)"
         );
     }
 }

@@ -4,6 +4,7 @@ mod agent;
 mod agreement;
 mod badcase_loop;
 mod bench;
+mod bench_all;
 mod bench_args;
 mod bench_print;
 mod bench_update;
