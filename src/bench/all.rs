@@ -120,7 +120,13 @@ pub fn bench_all(
         "--pairs and --repeats must be positive"
     );
     if let Some(python) = &options.python {
-        check_python(python)?;
+        progress(BenchProgress::waiting(format!(
+            "checking {} for torch, transformers and trl",
+            python.display()
+        )));
+        let checked = check_python(python);
+        progress(BenchProgress::End);
+        checked?;
     }
     let store = bench_store(
         &StoreBenchOptions {

@@ -45,9 +45,10 @@ pub fn print(report: &AllBenchReport) {
     bench_print::store(&report.store);
     println!();
     println!(
-        "model, medians of {} interleaved pairs; ratio: rollscope's time over the reference's \
+        "model, medians of {} interleaved {}; ratio: rollscope's time over the reference's \
          (below 1 is faster), median of the pairs' ratios",
-        report.pairs
+        report.pairs,
+        if report.pairs == 1 { "pair" } else { "pairs" }
     );
     println!(
         "  {:<72} {:>12} {:>12} {:>8}",
