@@ -6,7 +6,7 @@
 use super::grpo::{GrpoBenchOptions, GrpoBenchReport, bench_grpo};
 use super::model::{ModelBenchOptions, bench_model};
 use super::store::{StoreBenchOptions, StoreBenchReport, bench_store};
-use super::{BenchProgress, quantiles};
+use super::{BenchProgress, quantiles, run_reference_script};
 use anyhow::Context;
 use serde::Serialize;
 use serde_json::Value;
@@ -236,30 +236,11 @@ fn run_pytorch(
     repeats: usize,
     progress: &mut dyn FnMut(BenchProgress),
 ) -> anyhow::Result<Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench_pytorch.py");
-    progress(BenchProgress::waiting("PyTorch / transformers"));
-    let output = std::process::Command::new(python)
-        .arg(&script)
-        .args(["--repeats", &repeats.to_string()])
-        .output();
-    progress(BenchProgress::End);
-    let output =
-        output.map_err(|error| anyhow::anyhow!("cannot run {}: {error}", python.display()))?;
-    anyhow::ensure!(
-        output.status.success(),
-        "{} {} failed: {}",
-        python.display(),
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .last()
-            .unwrap_or("")
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout
-        .lines()
-        .rev()
-        .find(|line| line.starts_with('{'))
-        .with_context(|| format!("{} printed no JSON line", script.display()))?;
-    Ok(serde_json::from_str(line)?)
+    run_reference_script(
+        python,
+        "bench_pytorch.py",
+        &["--repeats".into(), repeats.to_string()],
+        "PyTorch / transformers".into(),
+        progress,
+    )
 }

@@ -6,7 +6,7 @@
 
 use super::quantiles;
 use super::steps::{Timing, median, timed};
-use super::{BenchProgress, Runtime, bench_language_model, random_tokens};
+use super::{BenchProgress, Runtime, bench_language_model, random_tokens, run_reference_script};
 use crate::model::SamplingParams;
 use crate::train::advantage::{AdvantageScale, group_advantages};
 use crate::train::{Advantage, GrpoConfig, GrpoSample, Trainer, TrainerConfig};
@@ -227,32 +227,11 @@ fn run_trl(
     steps: usize,
     progress: &mut dyn FnMut(BenchProgress),
 ) -> anyhow::Result<Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench_trl_grpo.py");
-    progress(BenchProgress::waiting(format!(
-        "TRL GRPOTrainer, {steps} steps"
-    )));
-    let output = std::process::Command::new(python)
-        .arg(&script)
-        .args(["--steps", &steps.to_string()])
-        .output();
-    progress(BenchProgress::End);
-    let output =
-        output.map_err(|error| anyhow::anyhow!("cannot run {}: {error}", python.display()))?;
-    anyhow::ensure!(
-        output.status.success(),
-        "{} {} failed: {}",
-        python.display(),
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-            .lines()
-            .last()
-            .unwrap_or("")
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout
-        .lines()
-        .rev()
-        .find(|line| line.starts_with('{'))
-        .ok_or_else(|| anyhow::anyhow!("TRL printed no JSON line"))?;
-    Ok(serde_json::from_str(line)?)
+    run_reference_script(
+        python,
+        "bench_trl_grpo.py",
+        &["--steps".into(), steps.to_string()],
+        format!("TRL GRPOTrainer, {steps} steps"),
+        progress,
+    )
 }

@@ -184,3 +184,42 @@ fn process_memory(pid: u32) -> (Option<u64>, Option<u64>) {
     };
     (field("VmRSS:"), field("VmHWM:"))
 }
+
+/// Runs the reference script `examples/NAME` with `python` and `args`, showing `label` while
+/// it runs, and reads the last JSON line it prints.
+pub(crate) fn run_reference_script(
+    python: &Path,
+    name: &str,
+    args: &[String],
+    label: String,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    progress(BenchProgress::waiting(label));
+    let output = std::process::Command::new(python)
+        .arg(&script)
+        .args(args)
+        .output();
+    progress(BenchProgress::End);
+    let output =
+        output.map_err(|error| anyhow::anyhow!("cannot run {}: {error}", python.display()))?;
+    anyhow::ensure!(
+        output.status.success(),
+        "{} {} failed: {}",
+        python.display(),
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .last()
+            .unwrap_or("")
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|line| line.starts_with('{'))
+        .ok_or_else(|| anyhow::anyhow!("{} printed no JSON line", script.display()))?;
+    Ok(serde_json::from_str(line)?)
+}
