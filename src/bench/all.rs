@@ -119,6 +119,12 @@ pub fn bench_all(
         options.pairs > 0 && options.repeats > 0,
         "--pairs and --repeats must be positive"
     );
+    anyhow::ensure!(
+        options.model.is_none() || options.python.is_none(),
+        "--model with --python: the reference scripts run the benchmark shape only, so the \
+         ratios would compare two models; leave out --model to compare, or --python to \
+         measure the folder alone"
+    );
     if let Some(python) = &options.python {
         progress(BenchProgress::waiting(format!(
             "checking {} for torch, transformers and trl",
@@ -243,4 +249,44 @@ fn run_pytorch(
         "PyTorch / transformers".into(),
         progress,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{COMPARED, row};
+    use serde_json::json;
+
+    #[test]
+    fn ratios_are_our_time_over_theirs_pair_by_pair() {
+        let runs = vec![
+            (
+                json!({"train_step_ms": 300.0, "decode_batch8_tps": 2000.0}),
+                Some(json!({"train_step_ms": 200.0, "decode_batch8_tps": 1000.0})),
+            ),
+            (
+                json!({"train_step_ms": 500.0, "decode_batch8_tps": 1000.0}),
+                Some(json!({"train_step_ms": 250.0, "decode_batch8_tps": 1000.0})),
+            ),
+            (
+                json!({"train_step_ms": 400.0, "decode_batch8_tps": 4000.0}),
+                Some(json!({"train_step_ms": 400.0, "decode_batch8_tps": 1000.0})),
+            ),
+        ];
+        let step = row(&COMPARED[0], &runs).unwrap();
+        assert_eq!(step.pair_ratios, vec![1.5, 2.0, 1.0]);
+        assert_eq!(
+            (step.rollscope, step.reference, step.time_ratio),
+            (400.0, Some(250.0), Some(1.5))
+        );
+        let decode = row(&COMPARED[2], &runs).unwrap();
+        assert_eq!(decode.pair_ratios, vec![0.5, 1.0, 0.25]);
+        assert_eq!(decode.time_ratio, Some(0.5));
+        assert_eq!(decode.rollscope, 2000.0);
+        let alone: Vec<_> = runs.into_iter().map(|(ours, _)| (ours, None)).collect();
+        let step = row(&COMPARED[0], &alone).unwrap();
+        assert_eq!((step.reference, step.time_ratio), (None, None));
+        assert!(step.pair_ratios.is_empty());
+        let missing = row(&COMPARED[1], &alone).unwrap_err().to_string();
+        assert!(missing.contains("grpo_step_ms"), "{missing}");
+    }
 }

@@ -184,66 +184,47 @@ fn bench_model_reports_its_figures() {
 }
 
 #[test]
-fn bench_all_puts_each_figure_beside_the_reference_that_ran() {
-    use std::os::unix::fs::PermissionsExt;
+fn bench_all_measures_a_folder_alone_and_will_not_compare_it_with_another_shape() {
     let work = tempfile::tempdir().unwrap();
-    // A stand-in for a Python with torch and trl: whatever script it is given, it prints the
-    // line the reference scripts print.
-    let reference = serde_json::json!({
-        "train_step_ms": 50.0,
-        "grpo_step_ms": 40.0,
-        "decode_batch8_tps": 1000.0,
-        "decode_batch1_tps": 100.0,
-        "decode_batch64_tps": 4000.0,
-        "decode_ragged64_tps": 2000.0,
-        "trl_grpo_step_ms": 3000.0,
-    });
-    let python = work.path().join("python");
-    std::fs::write(&python, format!("#!/bin/sh\necho '{reference}'\n")).unwrap();
-    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
     let output = rollscope(work.path())
         .args(["--json", "bench", "all", "--model"])
         .arg(fixture_dir("tiny-qwen3"))
-        .args([
-            "--pairs",
-            "2",
-            "--repeats",
-            "1",
-            "--store-count",
-            "300",
-            "--python",
-        ])
-        .arg(&python)
+        .args(["--pairs", "2", "--repeats", "1", "--store-count", "300"])
         .assert()
         .success();
     let report = &json_lines(&output.get_output().stdout)[0];
     assert_eq!(report["pairs"], 2);
     assert_eq!(report["store"]["trajectories"], 300);
     let rows = report["model"].as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    let keys: Vec<&str> = rows
+        .iter()
+        .map(|row| row["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "train_step_ms",
+            "grpo_step_ms",
+            "decode_batch8_tps",
+            "decode_batch1_tps",
+            "decode_batch64_tps",
+            "decode_ragged64_tps"
+        ]
+    );
     for row in rows {
-        let key = row["key"].as_str().unwrap();
-        let (ours, theirs) = (
-            row["rollscope"].as_f64().unwrap(),
-            row["reference"].as_f64().unwrap(),
+        assert!(row["rollscope"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(
+            row["reference"].is_null() && row["time_ratio"].is_null(),
+            "{row}"
         );
-        assert_eq!(theirs, reference[key].as_f64().unwrap(), "{key}");
-        let pairs = floats(&row["pair_ratios"]);
-        assert_eq!(pairs.len(), 2, "{key}");
-        let ratio = row["time_ratio"].as_f64().unwrap();
-        assert!((ratio - (pairs[0] + pairs[1]) / 2.0).abs() < 1e-12, "{key}");
-        if key.ends_with("_ms") {
-            // Against a constant reference the median of the time ratios is our median over it.
-            assert!(
-                (ratio - ours / theirs).abs() < 1e-9 * ratio,
-                "{key}: {ratio} vs {ours}/{theirs}"
-            );
-        } else {
-            assert!(ratio > 0.0 && ours > 0.0, "{key}");
-        }
     }
-    let grpo = &report["grpo"];
-    assert_eq!(grpo["trl"]["trl_grpo_step_ms"], 3000.0);
-    let step = grpo["grpo_step_ms"].as_f64().unwrap();
-    assert!((grpo["ratio_to_trl"].as_f64().unwrap() - step / 3000.0).abs() < 1e-12);
+    assert!(report["grpo"]["grpo_step_ms"].as_f64().unwrap() > 0.0);
+    assert!(report["grpo"]["trl"].is_null());
+    let refused = rollscope(work.path())
+        .args(["bench", "all", "--python", "python3", "--model"])
+        .arg(fixture_dir("tiny-qwen3"))
+        .assert()
+        .failure();
+    let message = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+    assert!(message.contains("--model with --python"), "{message}");
 }
