@@ -137,7 +137,7 @@ pub fn bench_all(
     let store = bench_store(
         &StoreBenchOptions {
             count: options.store_count,
-            trace_tokens: 1_000,
+            ..StoreBenchOptions::default()
         },
         progress,
     )?;

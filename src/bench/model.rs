@@ -270,7 +270,24 @@ pub fn bench_model(
     let mut decode = Vec::new();
     if options.measures(ModelFigure::Decode) {
         let network = Network::Qwen(model.clone());
-        for batch in [8usize, 1, 64] {
+        let slots = [
+            (
+                8,
+                &mut figures.decode_batch8_tps,
+                &mut figures.decode_batch8_cpu_tps,
+            ),
+            (
+                1,
+                &mut figures.decode_batch1_tps,
+                &mut figures.decode_batch1_cpu_tps,
+            ),
+            (
+                64,
+                &mut figures.decode_batch64_tps,
+                &mut figures.decode_batch64_cpu_tps,
+            ),
+        ];
+        for (batch, wall_slot, cpu_slot) in slots {
             let prompts: Vec<Vec<u32>> = (0..batch)
                 .map(|_| random_tokens(&mut rng, options.prompt_tokens, config.vocab_size))
                 .collect();
@@ -278,21 +295,7 @@ pub fn bench_model(
                 time_decode(&network, context, &prompts, options.new_tokens)
             })?;
             let (wall, cpu) = per_second(&runs, batch * options.new_tokens);
-            let slot = match batch {
-                8 => (
-                    &mut figures.decode_batch8_tps,
-                    &mut figures.decode_batch8_cpu_tps,
-                ),
-                1 => (
-                    &mut figures.decode_batch1_tps,
-                    &mut figures.decode_batch1_cpu_tps,
-                ),
-                _ => (
-                    &mut figures.decode_batch64_tps,
-                    &mut figures.decode_batch64_cpu_tps,
-                ),
-            };
-            (*slot.0, *slot.1) = (Some(wall), Some(cpu));
+            (*wall_slot, *cpu_slot) = (Some(wall), Some(cpu));
             decode.push(DecodeFigures {
                 batch,
                 tokens_per_second: wall,

@@ -21,6 +21,16 @@ pub struct StoreBenchOptions {
     pub trace_tokens: usize,
 }
 
+/// 100k trajectories, every other one with a trace of 1,000 tokens.
+impl Default for StoreBenchOptions {
+    fn default() -> Self {
+        Self {
+            count: 100_000,
+            trace_tokens: 1_000,
+        }
+    }
+}
+
 /// The figures of the store benchmark.
 #[derive(Debug, Clone, Serialize)]
 pub struct StoreBenchReport {

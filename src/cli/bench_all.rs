@@ -1,7 +1,7 @@
 //! `rollscope bench all`: its flags and its report as one table.
 
 use super::bench_print;
-use crate::bench::{AllBenchOptions, AllBenchReport};
+use crate::bench::{AllBenchOptions, AllBenchReport, ModelBenchOptions, StoreBenchOptions};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -17,13 +17,13 @@ pub struct AllBenchArgs {
     #[arg(long, default_value_t = 3)]
     pub pairs: usize,
     /// Timed repetitions of every figure in each run (the median counts).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = ModelBenchOptions::default().repeats)]
     pub repeats: usize,
     /// A model folder [default: the ~10M Qwen2 shape with random weights].
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Trajectories of the store benchmark (1000000 for the 1M figures).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = StoreBenchOptions::default().count)]
     pub store_count: u64,
 }
 

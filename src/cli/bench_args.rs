@@ -20,10 +20,10 @@ pub(super) fn runtime(args: &RuntimeArgs) -> Runtime {
 #[derive(Debug, Args)]
 pub struct StoreBenchArgs {
     /// Trajectories to generate (6–12 messages each; every other one with a token trace).
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = StoreBenchOptions::default().count)]
     pub count: u64,
     /// Tokens per token trace.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = StoreBenchOptions::default().trace_tokens)]
     pub trace_tokens: usize,
 }
 
@@ -199,19 +199,19 @@ pub struct BenchModelArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Prompt length of the decoding runs.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = ModelBenchOptions::default().prompt_tokens)]
     pub prompt_tokens: usize,
     /// New tokens per sequence in the decoding runs.
-    #[arg(long, default_value_t = 127)]
+    #[arg(long, default_value_t = ModelBenchOptions::default().new_tokens)]
     pub new_tokens: usize,
     /// Sequences of the training and GRPO steps.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = ModelBenchOptions::default().train_batch)]
     pub train_batch: usize,
     /// Tokens per sequence of the training and GRPO steps.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = ModelBenchOptions::default().train_tokens)]
     pub train_tokens: usize,
     /// Timed repetitions (the median is reported) after one warm-up.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = ModelBenchOptions::default().repeats)]
     pub repeats: usize,
     /// Figures to measure [default: all].
     #[arg(long, value_enum, value_delimiter = ',')]
@@ -309,19 +309,19 @@ pub struct BenchGrpoArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// G: completions of the prompt.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = GrpoBenchOptions::default().group)]
     pub group: usize,
     /// Prompt tokens.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = GrpoBenchOptions::default().prompt)]
     pub prompt: usize,
     /// Tokens of every completion (sampled at temperature 1, no early stop).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = GrpoBenchOptions::default().completion)]
     pub completion: usize,
     /// KL weight β.
-    #[arg(long, default_value_t = 0.04)]
+    #[arg(long, default_value_t = GrpoBenchOptions::default().beta)]
     pub beta: f64,
     /// Timed steps (the median is reported) after one warm-up.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = GrpoBenchOptions::default().steps)]
     pub steps: usize,
     /// A Python with torch, transformers and trl: run TRL's GRPOTrainer on the same
     /// configuration right after, and compare.
