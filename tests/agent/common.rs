@@ -36,8 +36,8 @@ pub fn sandboxed(
     let run = runtime()
         .block_on(run_sandboxed(install, code, limits, in_seconds(60)))
         .expect("the sandbox can be set up on this machine");
-    if let Some(namespace) = run.pid_namespace {
-        let left = processes_in(namespace);
+    if let Some(namespace) = &run.pid_namespace {
+        let left = processes_in(namespace.inode());
         assert!(left.is_empty(), "processes left in the sandbox: {left:?}");
     }
     let observation = PythonTool::observe(&run.process, limits);

@@ -21,7 +21,8 @@ pub use process::{
 pub use python::PythonTool;
 pub use registry::{ToolObservation, ToolRegistry, ToolStats};
 pub use sandbox::{
-    LimitRoute, PythonInstall, SandboxError, SandboxLimits, SandboxRun, WallRefused, run_sandboxed,
+    LimitRoute, PidNamespace, PythonInstall, SandboxError, SandboxLimits, SandboxRun, WallRefused,
+    run_sandboxed,
 };
 pub use search::SearchTool;
 

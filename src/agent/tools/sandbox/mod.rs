@@ -23,8 +23,11 @@ use child::{ChildPlan, Names};
 use filter::SyscallFilter;
 use root::c_path;
 use std::ffi::CString;
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::process::Command;
 
@@ -108,12 +111,45 @@ impl PythonInstall {
 pub struct SandboxRun {
     /// The process: how it ended and what it wrote.
     pub process: ProcessRun,
-    /// The inode of its PID namespace, when it could be read (every process of the run
-    /// lives in it, so none should remain with it afterwards).
-    pub pid_namespace: Option<u64>,
+    /// Its PID namespace, when it could be opened (every process of the run lives in it, so
+    /// none should remain in it afterwards).
+    pub pid_namespace: Option<PidNamespace>,
     /// How the memory and process bounds of the whole call were enforced.
     pub route: LimitRoute,
 }
+
+/// A run's PID namespace, held open: the kernel hands a dead namespace's inode number to the
+/// next namespace made, so the number names this one alone only while it is held.
+#[derive(Clone, Debug)]
+pub struct PidNamespace {
+    inode: u64,
+    _held: Arc<File>,
+}
+
+impl PidNamespace {
+    /// Opens the namespace `pid`'s children live in.
+    fn of_children_of(pid: u32) -> Option<Self> {
+        let held = File::open(format!("/proc/{pid}/ns/pid_for_children")).ok()?;
+        let inode = held.metadata().ok()?.ino();
+        Some(Self {
+            inode,
+            _held: Arc::new(held),
+        })
+    }
+
+    /// The namespace's inode number, as `/proc/PID/ns/pid` links name it (`pid:[INODE]`).
+    pub fn inode(&self) -> u64 {
+        self.inode
+    }
+}
+
+impl PartialEq for PidNamespace {
+    fn eq(&self, other: &Self) -> bool {
+        self.inode == other.inode
+    }
+}
+
+impl Eq for PidNamespace {}
 
 /// Runs `code` with `install`'s interpreter in a fresh sandbox, until it exits, hits a limit,
 /// or the deadline (or `limits.wall`, whichever is sooner) passes. The call gets a cgroup v2
@@ -152,7 +188,7 @@ pub async fn run_sandboxed(
         },
         None => (spawn(install, code, limits, &root, None)?, None),
     };
-    let pid_namespace = running.id().and_then(namespace_inode);
+    let pid_namespace = running.id().and_then(PidNamespace::of_children_of);
     let deadline = deadline.min(Instant::now() + limits.wall);
     let process = running.finish(limits.output, deadline).await;
     let route = match cgroup {
@@ -198,13 +234,6 @@ fn spawn(
     Ok(spawn_process(&mut command, b"")
         .map_err(SandboxError::Unavailable)?
         .stop_with(libc::SIGTERM))
-}
-
-/// The inode of the PID namespace a process's children live in.
-fn namespace_inode(pid: u32) -> Option<u64> {
-    let link = std::fs::read_link(format!("/proc/{pid}/ns/pid_for_children")).ok()?;
-    let text = link.to_string_lossy();
-    text.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
 }
 
 /// Whether this process is in the initial user namespace (its uid map is the identity over
