@@ -11,6 +11,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`trajectory`], [`text`], [`stats`], [`config_file`] | The data model: tasks, trajectories (messages, tool calls, token traces, a fork's origin and the branches forked from it), rewards, step scores and labels, runs and their metrics rows, and [`trajectory::metric`], the one list of metric names, as plain serde types with no I/O. `text` holds string helpers (escaping, "did you mean"); `stats` a success rate with its Wilson interval. `config_file` reads the TOML files people write, every key checked, errors as `FILE:LINE: unknown key …; did you mean …?`. |
+//! | [`allocator`] | glibc malloc's tuning for the process (freed memory kept for reuse, an arena per thread), which the binary sets at start-up. |
 //! | [`store`] | The session store: trajectories, tasks, labels (keyed by author, changed only through `store::LabelEdit`), runs and metrics in sled, token traces in a blob file, secondary indexes, queries, compaction, and [`store::search`], the full-text index (tantivy, in `store/search/`) of every message, tool call and tool result, kept in step by `store`'s indexer from a text journal every write appends to (on a background thread once writes pause, and before any search; entries read in chunks under the write lock, so only flushed writes are indexed and writers wait one chunk at most), rebuilt from the records when missing or behind what the journal holds. [`store::Store`] is the handle everything works through: a `store::LocalStore` of this process, or the session server's ([`store::server`], one process per session over `<session>/store.sock`), both driven by the same typed requests ([`store::wire`]); change stamps (`store::ChangeStamp`) tell other processes what was written. |
 //! | [`formats`] | Reading and writing other tools' files (20 formats: OpenAI messages, ShareGPT, TRL, verl, Inspect, SWE-agent, OpenHands, PRM800K, OmegaPRM, …), records from JSONL, JSON or parquet (and any export as parquet, [`formats::write_parquet`]), detection by content, what a run's output folder holds ([`formats::folder_contents`]), metrics logs of other stacks and following them as they grow or are rewritten ([`formats::MetricsFollower`]), the chat-completions wire format (streamed chunks included). |
 //! | [`model`] | The policy: Qwen2/Qwen3 (and Llama) on candle with fused CPU kernels, tokenizer and chat templates, KV-cached batched decoding, log-probs, the embedded default model (its tokenizer trained on GSM8K's train split only). The only module that knows candle's `Device`, besides [`train`]. |
@@ -135,6 +136,7 @@
 //! in their order), and decoding is batch-invariant, so rollouts are too.
 
 pub mod agent;
+pub mod allocator;
 pub mod bench;
 pub mod cli;
 pub mod config_file;

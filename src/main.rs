@@ -4,10 +4,11 @@ use clap::Parser;
 use rollscope::cli::{self, Cli};
 
 fn main() -> std::process::ExitCode {
-    // Large temporaries of training are reused instead of page-faulted in afresh each step;
-    // `ROLLSCOPE_MALLOC_DEFAULTS=1` keeps glibc's defaults (to measure what this gives).
+    // Large temporaries of training are reused instead of page-faulted in afresh each step,
+    // and each thread allocates in an arena of its own; `ROLLSCOPE_MALLOC_DEFAULTS=1` keeps
+    // glibc's defaults (to measure what this gives).
     if std::env::var_os("ROLLSCOPE_MALLOC_DEFAULTS").is_none() {
-        rollscope::model::keep_freed_memory();
+        rollscope::allocator::tune_malloc();
     }
     // candle runs large elementwise ops on a spinning pool of its own beside the rayon pool
     // that matmuls and the model's kernels use; on a few cores the two pools fight for them,

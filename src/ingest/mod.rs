@@ -80,16 +80,21 @@ fn import_file_into(
 ) -> anyhow::Result<ImportReport> {
     std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::sync_channel::<Batch>(1);
+        // Written batches come back to be freed where they were allocated: freed on the
+        // writer, every record would take the parser's malloc arena lock from under it.
+        let (written_sender, written) = mpsc::channel::<Batch>();
         let writer = scope.spawn(move || -> anyhow::Result<()> {
             for batch in receiver {
                 store.put_tasks(&batch.tasks)?;
                 store.put_trajectories(&batch.trajectories)?;
+                let _ = written_sender.send(batch);
             }
             Ok(())
         });
         let mut batch = Batch::default();
         let result = formats::import_file(path, options, &mut |mut item| {
             on_record();
+            written.try_iter().for_each(drop);
             if !admit(&mut item) {
                 return Ok(());
             }
@@ -103,10 +108,11 @@ fn import_file_into(
         });
         let last = sender.send(batch);
         drop(sender);
-        let written = writer
+        let finished = writer
             .join()
-            .map_err(|_| anyhow::anyhow!("the store writer panicked"))?;
-        written?;
+            .map_err(|_| anyhow::anyhow!("the store writer panicked"));
+        written.try_iter().for_each(drop);
+        finished??;
         last.map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
         Ok(result?)
     })

@@ -14,7 +14,6 @@
 //! task order (never by a rayon `reduce`, whose tree follows work stealing). That is what
 //! makes training bitwise reproducible; `determinism` tests it on pools of 1 to 4 threads.
 
-mod allocator;
 mod attention;
 mod decode_attention;
 #[cfg(test)]
@@ -29,7 +28,6 @@ mod simd;
 mod small_matmul;
 mod swiglu;
 
-pub use allocator::keep_freed_memory;
 pub use attention::{AttentionGeometry, RotaryTables, rotary_attention};
 pub use decode_attention::{DecodeRows, HostKv, PackedSequence, attend_packed};
 pub use linear::linear_rows;
