@@ -269,6 +269,41 @@ fn ids_resolve_from_unique_prefixes() {
 }
 
 #[test]
+fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let (store, _) = filled(&path, 30);
+    let failed = Query {
+        filter: Filter {
+            outcome: Some(Outcome::Fail),
+            ..Filter::default()
+        },
+        ..Query::default()
+    };
+    let expected = store.listed_ids(&failed).unwrap();
+    drop(store);
+    {
+        let db = sled::open(&path).unwrap();
+        let rows: Vec<_> = db.scan_prefix(b"W").keys().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 30, "one row per trajectory as written");
+        for key in rows {
+            db.remove(key).unwrap();
+        }
+        db.insert(b"mschema", &1u32.to_be_bytes()).unwrap();
+        db.flush().unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(
+        store.schema_version().unwrap(),
+        rollscope::store::SCHEMA_VERSION
+    );
+    assert_eq!(store.listed_ids(&failed).unwrap(), expected);
+    drop(store);
+    let db = sled::open(&path).unwrap();
+    assert_eq!(db.scan_prefix(b"W").count(), 30, "the migration wrote them");
+}
+
+#[test]
 fn schema_versions_are_checked_and_old_stores_migrate() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store");

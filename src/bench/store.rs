@@ -51,8 +51,10 @@ pub struct StoreBenchReport {
     pub reopen_first_page_ms: f64,
     /// Rows of that first page.
     pub first_page_rows: usize,
-    /// Milliseconds of the label & outcome query.
+    /// Milliseconds of the label & outcome query (every hit's summary).
     pub label_outcome_query_ms: f64,
+    /// Milliseconds of the same filter's listing (the hits' ids, as the TUI lists them).
+    pub label_outcome_listing_ms: f64,
     /// Trajectories the label & outcome query found.
     pub label_outcome_hits: usize,
     /// Peak resident memory of the process, if known.
@@ -101,12 +103,22 @@ pub fn bench_store(
         outcome: Some(Outcome::Fail),
         ..Filter::default()
     };
-    let started = Instant::now();
-    let hits = store.query(&Query {
+    let query = Query {
         filter,
         ..Query::default()
-    })?;
+    };
+    let started = Instant::now();
+    let listed = store.listed_ids(&query)?;
+    let label_outcome_listing_ms = started.elapsed().as_secs_f64() * 1e3;
+    let started = Instant::now();
+    let hits = store.query(&query)?;
     let label_outcome_query_ms = started.elapsed().as_secs_f64() * 1e3;
+    anyhow::ensure!(
+        listed.ids.len() == hits.len(),
+        "the listing found {} trajectories, the query {}",
+        listed.ids.len(),
+        hits.len()
+    );
     let peak_memory_bytes = peak_memory_bytes();
     Ok(StoreBenchReport {
         trajectories: report.trajectories,
@@ -118,6 +130,7 @@ pub fn bench_store(
         reopen_first_page_ms,
         first_page_rows: page.len(),
         label_outcome_query_ms,
+        label_outcome_listing_ms,
         label_outcome_hits: hits.len(),
         peak_memory_bytes,
     })
@@ -195,6 +208,7 @@ mod tests {
                 "reopen_first_page_ms",
                 "first_page_rows",
                 "label_outcome_query_ms",
+                "label_outcome_listing_ms",
                 "label_outcome_hits",
                 "peak_memory_bytes",
             ]

@@ -3,10 +3,10 @@
 //! flags, shows their progress and prints their reports.
 
 use super::bench_all::{self, AllBenchArgs};
-use super::bench_args::{
-    BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs, ExportBenchArgs,
-    FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs, StoreBenchArgs,
-    TuiBenchArgs,
+use super::bench_args::{BenchGrpoArgs, BenchModelArgs, BenchRolloutArgs, BenchTrainArgs};
+use super::bench_store_args::{
+    ExportBenchArgs, FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs,
+    StoreBenchArgs, TuiBenchArgs,
 };
 use super::bench_update::{self, PrefixBenchArgs, UpdateBenchArgs};
 use super::{Cli, bench_print, model, run_progress};

@@ -7,6 +7,7 @@ mod bench;
 mod bench_all;
 mod bench_args;
 mod bench_print;
+mod bench_store_args;
 mod bench_update;
 mod curate;
 mod curate_stats;

@@ -1,6 +1,6 @@
 //! Key layout of the store's sled tree: one prefix byte per kind of entry. Bulky records live
-//! in the blob log; sled holds summaries, locations, indexes, tasks, runs and metrics, and a
-//! trajectory's entries are written in one atomic batch.
+//! in the blob log; sled holds summaries, listing rows, locations, indexes, tasks, runs and
+//! metrics, and a trajectory's entries are written in one atomic batch.
 
 use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 
@@ -8,6 +8,8 @@ use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 pub const META: u8 = b'm';
 /// Sequence number → compact summary (list order = insertion order).
 pub const SUMMARY: u8 = b's';
+/// Sequence number → listing row: id, outcome, whether a person labelled it (`rows`).
+pub const ROW: u8 = b'W';
 /// Trajectory id → sequence number and blob locations of its record and trace.
 pub const LOCATION: u8 = b'i';
 /// Index by run and step (posting lists).
@@ -63,6 +65,13 @@ pub fn journal_key(generation: u64) -> [u8; 9] {
 /// The summary key of a sequence number.
 pub fn summary_key(seq: u64) -> [u8; 9] {
     let mut key = [SUMMARY; 9];
+    key[1..].copy_from_slice(&seq.to_be_bytes());
+    key
+}
+
+/// The listing row key of a sequence number.
+pub fn row_key(seq: u64) -> [u8; 9] {
+    let mut key = [ROW; 9];
     key[1..].copy_from_slice(&seq.to_be_bytes());
     key
 }

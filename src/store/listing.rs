@@ -11,17 +11,24 @@ use std::borrow::Cow;
 impl LocalStore {
     /// The ids a query selects, in its order, with its unlabelled failures marked. In stored
     /// order only each row's id and failure are held while reading (a million summaries
-    /// would take hundreds of MiB); another order sorts the summaries.
+    /// would take hundreds of MiB), and the listing rows answer it when the filter needs
+    /// nothing else (`rows`); another order sorts the summaries.
     pub fn listed_ids(&self, query: &Query) -> StoreResult<ListedIds> {
         if query.sort != SortKey::Stored {
             return Ok(ListedIds::of(&self.query(query)?));
         }
-        let enough = query.enough();
-        let mut rows = Vec::new();
-        self.each_match(&query.filter, |summary| {
-            rows.push((summary.id, summary.is_unlabelled_failure()));
-            enough.is_none_or(|enough| rows.len() < enough)
-        })?;
+        let mut rows = match self.listed_by_rows(query)? {
+            Some(rows) => rows,
+            None => {
+                let enough = query.enough();
+                let mut rows = Vec::new();
+                self.each_match(&query.filter, |summary| {
+                    rows.push((summary.id, summary.is_unlabelled_failure()));
+                    enough.is_none_or(|enough| rows.len() < enough)
+                })?;
+                rows
+            }
+        };
         if query.descending {
             rows.reverse();
         }

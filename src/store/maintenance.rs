@@ -3,6 +3,7 @@
 use super::blobs::BlobLog;
 use super::entry::Entry;
 use super::postings::PostingChanges;
+use super::rows::ListingRow;
 use super::summary::Summary;
 use super::write::{index_prefixes, missing_location};
 use super::{LocalStore, RECORD_LOG, StoreError, StoreResult, keys, sibling_file, trace_codec};
@@ -10,15 +11,19 @@ use crate::trajectory::TrajectoryId;
 use std::path::Path;
 
 /// The schema this build writes. Version 1: records and traces in a blob log; summaries,
-/// locations and posting-list indexes in one sled tree.
-pub const SCHEMA_VERSION: u32 = 1;
+/// locations and posting-list indexes in one sled tree. Version 2: a listing row beside
+/// each summary (`rows`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A migration brings a store from the version before it to its version.
 type Migration = fn(&LocalStore) -> StoreResult<()>;
 
 /// Migrations by the version they produce. Version 0 is a store written before schema
 /// versions were recorded; its records are current but its derived data is rebuilt.
-const MIGRATIONS: &[(u32, Migration)] = &[(1, LocalStore::rebuild_derived)];
+const MIGRATIONS: &[(u32, Migration)] = &[
+    (1, LocalStore::rebuild_derived),
+    (2, LocalStore::build_rows),
+];
 
 /// Sizes before and after a compaction.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
@@ -87,6 +92,7 @@ impl LocalStore {
         let _guard = self.write_guard();
         let derived = [
             keys::SUMMARY,
+            keys::ROW,
             keys::BY_RUN,
             keys::BY_TASK,
             keys::BY_LABEL,
@@ -118,6 +124,10 @@ impl LocalStore {
                 postings.add(&prefix, summary.seq);
             }
             batch.insert(&keys::summary_key(summary.seq), summary.to_bytes());
+            batch.insert(
+                &keys::row_key(summary.seq),
+                &ListingRow::of(&summary).to_bytes(),
+            );
             count += 1;
         }
         postings.stage(&mut batch, |_| Ok(None))?;

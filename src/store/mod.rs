@@ -21,6 +21,7 @@ mod maintenance;
 mod postings;
 mod query;
 mod records;
+mod rows;
 mod run_live;
 pub mod search;
 pub mod server;

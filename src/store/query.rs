@@ -62,10 +62,8 @@ impl Filter {
             .as_ref()
             .is_none_or(|task| &summary.task_id == task);
         let label_ok = self.label_matches(summary);
-        let outcome_ok = self
-            .outcome
-            .is_none_or(|outcome| summary.passed == Some(outcome == Outcome::Pass));
-        let queue_ok = !self.unlabelled_failures || summary.is_unlabelled_failure();
+        let outcome_ok = self.outcome_matches(summary.passed);
+        let queue_ok = self.queue_matches(summary.is_unlabelled_failure());
         let min_ok = self
             .reward_min
             .is_none_or(|min| summary.reward.is_some_and(|reward| reward >= min));
@@ -86,6 +84,18 @@ impl Filter {
             && min_ok
             && max_ok
             && text_ok
+    }
+
+    /// Whether a trajectory with this verdict passes the outcome condition.
+    pub(super) fn outcome_matches(&self, passed: Option<bool>) -> bool {
+        self.outcome
+            .is_none_or(|outcome| passed == Some(outcome == Outcome::Pass))
+    }
+
+    /// Whether a trajectory that is (or is not) an unlabelled failure passes the badcase
+    /// queue condition.
+    pub(super) fn queue_matches(&self, unlabelled_failure: bool) -> bool {
+        !self.unlabelled_failures || unlabelled_failure
     }
 
     fn label_matches(&self, summary: &Summary) -> bool {
@@ -268,10 +278,11 @@ impl LocalStore {
             return Ok(self.trajectory_count());
         }
         Ok(self
-            .query(&Query {
+            .listed_ids(&Query {
                 filter: filter.clone(),
                 ..Query::default()
             })?
+            .ids
             .len())
     }
 
@@ -327,11 +338,16 @@ impl LocalStore {
         } else {
             return Ok(None);
         };
+        self.posting_members(&prefix).map(Some)
+    }
+
+    /// The sequence numbers of every posting list under `prefix`, in stored order.
+    pub(super) fn posting_members(&self, prefix: &[u8]) -> StoreResult<BTreeSet<u64>> {
         let mut seqs = BTreeSet::new();
         for item in self.db.scan_prefix(prefix) {
             let (key, value) = item?;
             seqs.extend(postings::members(&key, &value));
         }
-        Ok(Some(seqs))
+        Ok(seqs)
     }
 }

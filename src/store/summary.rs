@@ -112,7 +112,12 @@ impl Summary {
 
     /// Whether it failed and no person has labelled it yet: the badcase queue.
     pub fn is_unlabelled_failure(&self) -> bool {
-        self.passed == Some(false) && self.confirmed == 0
+        Self::unlabelled_failure(self.passed, self.confirmed != 0)
+    }
+
+    /// The badcase queue's rule: failed, and no confirmed label.
+    pub(super) fn unlabelled_failure(passed: Option<bool>, confirmed: bool) -> bool {
+        passed == Some(false) && !confirmed
     }
 
     /// Encodes for the store.

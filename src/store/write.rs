@@ -5,6 +5,7 @@ use super::blobs::{BlobLog, Location};
 use super::entry::Entry;
 use super::labels::LabelEdit;
 use super::postings::PostingChanges;
+use super::rows::ListingRow;
 use super::summary::Summary;
 use super::text_journal::{self, TextChange};
 use super::{LocalStore, StoreError, StoreResult, keys, trace_codec};
@@ -44,10 +45,15 @@ struct Pending {
 }
 
 impl Pending {
+    /// Replaces a trajectory's summary, listing row and index entries (`None`: removes them).
     fn replace_summary(&mut self, previous: Option<&Summary>, summary: Option<&Summary>) {
         if let Some(previous) = previous {
             for prefix in index_prefixes(previous) {
                 self.postings.remove(&prefix, previous.seq);
+            }
+            if summary.is_none() {
+                self.batch.remove(&keys::summary_key(previous.seq));
+                self.batch.remove(&keys::row_key(previous.seq));
             }
         }
         if let Some(summary) = summary {
@@ -56,6 +62,10 @@ impl Pending {
             }
             self.batch
                 .insert(&keys::summary_key(summary.seq), summary.to_bytes());
+            self.batch.insert(
+                &keys::row_key(summary.seq),
+                &ListingRow::of(summary).to_bytes(),
+            );
         }
     }
 }
@@ -169,7 +179,6 @@ impl LocalStore {
                     continue;
                 };
                 pending.replace_summary(Some(&summary), None);
-                pending.batch.remove(&keys::summary_key(summary.seq));
                 pending.batch.remove(&keys::location_key(id));
                 pending.count_delta -= 1;
                 pending.text_changes.push((id, TextChange::Deleted));

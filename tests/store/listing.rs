@@ -2,7 +2,7 @@
 
 use super::filled;
 use rollscope::store::{Filter, ListedIds, Outcome, Query, SortKey};
-use rollscope::trajectory::TrajectoryId;
+use rollscope::trajectory::{ErrorKind, Label, LabelStatus, TrajectoryId};
 
 #[test]
 fn a_listing_by_id_keeps_the_order_and_its_failures() {
@@ -56,4 +56,105 @@ fn a_listing_in_stored_order_agrees_with_the_query_in_every_window() {
             }
         }
     }
+}
+
+/// Every filter the listing rows answer, and one they do not.
+fn row_filters() -> Vec<Filter> {
+    let mut filters = vec![
+        Filter::default(),
+        Filter {
+            unlabelled_failures: true,
+            ..Filter::default()
+        },
+        Filter {
+            run: Some("grpo-0001".into()),
+            outcome: Some(Outcome::Fail),
+            ..Filter::default()
+        },
+    ];
+    for outcome in [None, Some(Outcome::Fail), Some(Outcome::Pass)] {
+        filters.push(Filter {
+            outcome,
+            ..Filter::default()
+        });
+        for kind in ErrorKind::ALL {
+            for label_status in [
+                None,
+                Some(LabelStatus::Confirmed),
+                Some(LabelStatus::Suggested),
+            ] {
+                filters.push(Filter {
+                    label: Some(kind),
+                    label_status,
+                    outcome,
+                    ..Filter::default()
+                });
+            }
+        }
+    }
+    filters
+}
+
+fn assert_listings_agree(store: &rollscope::store::Store, when: &str) {
+    for filter in row_filters() {
+        for (offset, limit) in [(0, None), (3, Some(4))] {
+            let query = Query {
+                filter: filter.clone(),
+                offset,
+                limit,
+                ..Query::default()
+            };
+            let expected = ListedIds::of(&store.query(&query).unwrap());
+            assert_eq!(
+                store.listed_ids(&query).unwrap(),
+                expected,
+                "{when}: {query:?}"
+            );
+            if offset == 0 && limit.is_none() {
+                assert_eq!(store.count(&filter).unwrap(), expected.ids.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn listings_by_label_outcome_and_queue_follow_labels_replacements_and_deletions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, trajectories) = filled(&dir.path().join("store"), 80);
+    assert_listings_agree(&store, "as imported");
+    let queue = Filter {
+        unlabelled_failures: true,
+        ..Filter::default()
+    };
+    let before = store.count(&queue).unwrap();
+    let failed: Vec<_> = trajectories
+        .iter()
+        .filter(|trajectory| trajectory.reward.as_ref().and_then(|r| r.passed) == Some(false))
+        .collect();
+    for (trajectory, kind) in failed.iter().take(6).zip(ErrorKind::ALL.iter().cycle()) {
+        store
+            .add_label(
+                trajectory.id,
+                Label {
+                    step: 1,
+                    kind: *kind,
+                    status: LabelStatus::Confirmed,
+                    note: None,
+                    author: Some("tester".into()),
+                    time: 2,
+                },
+            )
+            .unwrap();
+    }
+    assert!(
+        store.count(&queue).unwrap() < before,
+        "labelled failures leave the queue"
+    );
+    assert_listings_agree(&store, "after labelling");
+    let mut replaced = failed[10].clone();
+    replaced.reward.as_mut().unwrap().passed = Some(true);
+    store.put_trajectories(&[replaced]).unwrap();
+    let deleted: Vec<_> = trajectories.iter().step_by(7).map(|t| t.id).collect();
+    store.delete_trajectories(&deleted).unwrap();
+    assert_listings_agree(&store, "after a replacement and deletions");
 }
