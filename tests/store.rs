@@ -284,9 +284,13 @@ fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
     drop(store);
     {
         let db = sled::open(&path).unwrap();
-        let rows: Vec<_> = db.scan_prefix(b"W").keys().map(Result::unwrap).collect();
-        assert_eq!(rows.len(), 30, "one row per trajectory as written");
-        for key in rows {
+        assert_eq!(
+            row_bytes(&db),
+            30 * ROW_ENTRY_BYTES,
+            "a row per trajectory as written"
+        );
+        let blocks: Vec<_> = db.scan_prefix(b"W").keys().map(Result::unwrap).collect();
+        for key in blocks {
             db.remove(key).unwrap();
         }
         db.insert(b"mschema", &1u32.to_be_bytes()).unwrap();
@@ -300,7 +304,21 @@ fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
     assert_eq!(store.listed_ids(&failed).unwrap(), expected);
     drop(store);
     let db = sled::open(&path).unwrap();
-    assert_eq!(db.scan_prefix(b"W").count(), 30, "the migration wrote them");
+    assert_eq!(
+        row_bytes(&db),
+        30 * ROW_ENTRY_BYTES,
+        "the migration wrote them"
+    );
+}
+
+/// Bytes of a listing row in its block: the low byte of its sequence number, its id, its flags.
+const ROW_ENTRY_BYTES: usize = 10;
+
+/// Bytes of every block of listing rows (key prefix `W`).
+fn row_bytes(db: &sled::Db) -> usize {
+    db.scan_prefix(b"W")
+        .map(|entry| entry.unwrap().1.len())
+        .sum()
 }
 
 #[test]

@@ -8,7 +8,8 @@ use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 pub const META: u8 = b'm';
 /// Sequence number → compact summary (list order = insertion order).
 pub const SUMMARY: u8 = b's';
-/// Sequence number → listing row: id, outcome, whether a person labelled it (`rows`).
+/// Block of 256 sequence numbers → their listing rows: id, outcome, whether a person
+/// labelled it (`rows`).
 pub const ROW: u8 = b'W';
 /// Trajectory id → sequence number and blob locations of its record and trace.
 pub const LOCATION: u8 = b'i';
@@ -69,10 +70,10 @@ pub fn summary_key(seq: u64) -> [u8; 9] {
     key
 }
 
-/// The listing row key of a sequence number.
-pub fn row_key(seq: u64) -> [u8; 9] {
+/// The key of a block of listing rows.
+pub fn row_block_key(block: u64) -> [u8; 9] {
     let mut key = [ROW; 9];
-    key[1..].copy_from_slice(&seq.to_be_bytes());
+    key[1..].copy_from_slice(&block.to_be_bytes());
     key
 }
 

@@ -3,7 +3,7 @@
 use super::blobs::BlobLog;
 use super::entry::Entry;
 use super::postings::PostingChanges;
-use super::rows::ListingRow;
+use super::rows::{ListingRow, RowChanges};
 use super::summary::Summary;
 use super::write::{index_prefixes, missing_location};
 use super::{LocalStore, RECORD_LOG, StoreError, StoreResult, keys, sibling_file, trace_codec};
@@ -107,6 +107,7 @@ impl LocalStore {
         self.db.apply_batch(batch)?;
         let mut batch = sled::Batch::default();
         let mut postings = PostingChanges::default();
+        let mut rows = RowChanges::default();
         let mut count = 0u64;
         for item in self.db.scan_prefix([keys::LOCATION]) {
             let (key, value) = item?;
@@ -124,13 +125,11 @@ impl LocalStore {
                 postings.add(&prefix, summary.seq);
             }
             batch.insert(&keys::summary_key(summary.seq), summary.to_bytes());
-            batch.insert(
-                &keys::row_key(summary.seq),
-                &ListingRow::of(&summary).to_bytes(),
-            );
+            rows.put(summary.seq, ListingRow::of(&summary));
             count += 1;
         }
         postings.stage(&mut batch, |_| Ok(None))?;
+        rows.stage(&mut batch, |_| Ok(None))?;
         batch.insert(keys::count_key(), &count.to_be_bytes());
         self.db.apply_batch(batch)?;
         self.db.flush()?;

@@ -5,7 +5,7 @@ use super::blobs::{BlobLog, Location};
 use super::entry::Entry;
 use super::labels::LabelEdit;
 use super::postings::PostingChanges;
-use super::rows::ListingRow;
+use super::rows::{ListingRow, RowChanges};
 use super::summary::Summary;
 use super::text_journal::{self, TextChange};
 use super::{LocalStore, StoreError, StoreResult, keys, trace_codec};
@@ -40,6 +40,7 @@ pub(super) fn index_prefixes(summary: &Summary) -> Vec<Vec<u8>> {
 struct Pending {
     batch: sled::Batch,
     postings: PostingChanges,
+    rows: RowChanges,
     count_delta: i64,
     text_changes: Vec<(TrajectoryId, TextChange)>,
 }
@@ -53,7 +54,7 @@ impl Pending {
             }
             if summary.is_none() {
                 self.batch.remove(&keys::summary_key(previous.seq));
-                self.batch.remove(&keys::row_key(previous.seq));
+                self.rows.remove(previous.seq);
             }
         }
         if let Some(summary) = summary {
@@ -62,10 +63,7 @@ impl Pending {
             }
             self.batch
                 .insert(&keys::summary_key(summary.seq), summary.to_bytes());
-            self.batch.insert(
-                &keys::row_key(summary.seq),
-                &ListingRow::of(summary).to_bytes(),
-            );
+            self.rows.put(summary.seq, ListingRow::of(summary));
         }
     }
 }
@@ -195,10 +193,12 @@ impl LocalStore {
         let Pending {
             mut batch,
             postings,
+            rows,
             count_delta,
             text_changes,
         } = pending;
         postings.stage(&mut batch, |key| self.db.get(key))?;
+        rows.stage(&mut batch, |key| self.db.get(key))?;
         if count_delta != 0 {
             let count = self.stored_count()? as i64 + count_delta;
             batch.insert(keys::count_key(), &(count.max(0) as u64).to_be_bytes());
