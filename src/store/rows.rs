@@ -176,36 +176,28 @@ impl LocalStore {
         let enough = query.enough();
         let mut rows = Vec::new();
         let mut offer = |row: ListingRow| {
-            if filter.outcome_matches(row.passed)
-                && filter.queue_matches(row.is_unlabelled_failure())
-            {
-                rows.push((row.id, row.is_unlabelled_failure()));
+            let unlabelled_failure = row.is_unlabelled_failure();
+            if filter.outcome_matches(row.passed) && filter.queue_matches(unlabelled_failure) {
+                rows.push((row.id, unlabelled_failure));
             }
             enough.is_none_or(|enough| rows.len() < enough)
         };
         match filter.label {
             Some(kind) => {
                 let prefix = keys::label_prefix(kind, filter.label_status);
-                let mut block: Option<(u64, BTreeMap<u8, ListingRow>)> = None;
+                let mut current: Option<(u64, BTreeMap<u8, ListingRow>)> = None;
                 for seq in self.posting_members(&prefix)? {
-                    if block
-                        .as_ref()
-                        .is_none_or(|(number, _)| *number != block_of(seq))
-                    {
-                        let key = keys::row_block_key(block_of(seq));
-                        let rows = match self.db.get(key)? {
-                            Some(value) => decode_block(&value),
-                            None => None,
-                        };
-                        let Some(rows) = rows else {
+                    let block = block_of(seq);
+                    if current.as_ref().map(|(number, _)| *number) != Some(block) {
+                        let Some(rows) = self.row_block(block)? else {
                             return Ok(None);
                         };
-                        block = Some((block_of(seq), rows));
+                        current = Some((block, rows));
                     }
-                    let Some(row) = block
+                    let row = current
                         .as_ref()
-                        .and_then(|(_, rows)| rows.get(&low_byte(seq)))
-                    else {
+                        .and_then(|(_, rows)| rows.get(&low_byte(seq)));
+                    let Some(row) = row else {
                         return Ok(None);
                     };
                     if !offer(*row) {
@@ -230,20 +222,23 @@ impl LocalStore {
         Ok(Some(rows))
     }
 
+    /// The rows of a block; `None` when it is missing or malformed.
+    fn row_block(&self, block: u64) -> StoreResult<Option<BTreeMap<u8, ListingRow>>> {
+        let value = self.db.get(keys::row_block_key(block))?;
+        Ok(value.and_then(|value| decode_block(&value)))
+    }
+
     /// Writes the listing row of every summary (a store of schema 1 has none).
     pub(super) fn build_rows(&self) -> StoreResult<()> {
         let _guard = self.write_guard();
         let mut changes = RowChanges::default();
-        let mut staged = 0;
-        for entry in self.db.scan_prefix([keys::SUMMARY]) {
+        for (read, entry) in self.db.scan_prefix([keys::SUMMARY]).enumerate() {
             let (_, bytes) = entry?;
             if let Some(summary) = Summary::from_bytes(&bytes) {
                 changes.put(summary.seq, ListingRow::of(&summary));
-                staged += 1;
             }
-            if staged == BUILD_BATCH {
+            if (read + 1) % BUILD_BATCH == 0 {
                 self.stage_rows(std::mem::take(&mut changes))?;
-                staged = 0;
             }
         }
         self.stage_rows(changes)?;
