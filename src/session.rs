@@ -4,6 +4,7 @@
 use crate::agent::reward::RewardConfig;
 use crate::agent::tools::ExternalToolConfig;
 use crate::agent::verifier::ExternalVerifierConfig;
+use crate::curate::labels::LabelKinds;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -119,6 +120,9 @@ pub struct SessionConfig {
     /// External verifiers whose scores join the outcome reward (`[[verifiers]]`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub verifiers: Vec<ExternalVerifierConfig>,
+    /// The session's own error kinds, keys `5`–`9` (`[[labels]]`).
+    #[serde(skip_serializing_if = "LabelKinds::is_empty")]
+    pub labels: LabelKinds,
 }
 
 impl SessionConfig {

@@ -4,6 +4,8 @@
 mod config_errors;
 #[path = "cli/fork.rs"]
 mod fork;
+#[path = "cli/label_kinds.rs"]
+mod label_kinds;
 #[path = "cli/pipes.rs"]
 mod pipes;
 #[path = "cli/search.rs"]
@@ -234,10 +236,9 @@ fn unknown_ids_and_kinds_say_what_to_do() {
         .args(["label", "ab", "--turn", "1", "--kind", "typo"])
         .output()
         .unwrap();
-    assert!(
-        String::from_utf8_lossy(&output.stderr)
-            .contains("use calculation, reasoning, understanding or format")
-    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains(
+        "--kind: unknown error kind `typo`: use calculation, reasoning, understanding, format"
+    ));
 }
 
 #[test]

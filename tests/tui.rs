@@ -18,6 +18,8 @@ mod engine;
 mod engine_runs;
 #[path = "tui/fork_tree.rs"]
 mod fork_tree;
+#[path = "tui/label_kinds.rs"]
+mod label_kinds;
 #[path = "tui/reading.rs"]
 mod reading;
 #[path = "tui/remembered.rs"]

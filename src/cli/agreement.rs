@@ -4,12 +4,14 @@
 use super::Cli;
 use super::curate_stats::StatsArgs;
 use crate::curate::agreement::{AgreementReport, load_ratings};
+use crate::curate::labels::LabelKinds;
+use crate::trajectory::ErrorKind;
 
 /// `rollscope stats --agreement`: the agreement of the authors the flags name (all by
 /// default).
 pub fn agreement(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let ratings = load_ratings(&store, &args.filter.to_filter(), args.rules)?;
+    let ratings = load_ratings(&store, &args.filter.to_filter(cli)?, args.rules)?;
     let known = ratings.authors();
     for author in &args.authors {
         anyhow::ensure!(
@@ -30,7 +32,8 @@ pub fn agreement(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
         println!("{json}");
         return Ok(());
     }
-    print!("{}", render(&report));
+    let label_kinds = cli.label_kinds()?;
+    print!("{}", render(&report, &label_kinds));
     if report.authors.len() < 2 {
         return Ok(());
     }
@@ -40,7 +43,8 @@ pub fn agreement(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
                 .kinds
                 .iter()
                 .map(|(author, kinds)| {
-                    let names: Vec<&str> = kinds.iter().map(|kind| kind.as_str()).collect();
+                    let names: Vec<&str> =
+                        kinds.iter().map(|&kind| label_kinds.name(kind)).collect();
                     let names = if names.is_empty() {
                         "no error".to_string()
                     } else {
@@ -69,7 +73,7 @@ pub fn agreement(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn render(report: &AgreementReport) -> String {
+fn render(report: &AgreementReport, kinds: &LabelKinds) -> String {
     if report.authors.len() < 2 {
         return format!(
             "agreement needs two authors; these trajectories have {} ({}). Import a \
@@ -99,7 +103,9 @@ fn render(report: &AgreementReport) -> String {
         "κ", "α"
     ));
     for row in &report.kinds {
-        text.push_str(&format!("{:<13}", row.kind));
+        let name =
+            ErrorKind::from_stored(&row.kind).map_or(row.kind.as_str(), |kind| kinds.name(kind));
+        text.push_str(&format!("{:<13}", super::output::truncate(name, 13)));
         for author in &report.authors {
             text.push_str(&format!(
                 " {:>12}",

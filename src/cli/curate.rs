@@ -107,7 +107,7 @@ impl SelectArgs {
 /// `rollscope suggest`: writes suggested labels (replacing earlier suggestions).
 pub fn suggest(cli: &Cli, args: &SuggestArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let ids = store.ids(&args.filter.to_filter())?;
+    let ids = store.ids(&args.filter.to_filter(cli)?)?;
     let counts = write_suggestions(&store, &ids, args.dry_run)?;
     if cli.json {
         let kinds: serde_json::Map<String, serde_json::Value> = ErrorKind::ALL
@@ -143,7 +143,7 @@ pub fn audit(cli: &Cli, args: &AuditArgs) -> anyhow::Result<()> {
         min_reward: args.min_reward,
         length_ratio: args.length_ratio,
     };
-    let (findings, audited) = crate::curate::audit(&store, &args.filter.to_filter(), &options)?;
+    let (findings, audited) = crate::curate::audit(&store, &args.filter.to_filter(cli)?, &options)?;
     if cli.json {
         println!(
             "{}",
@@ -227,7 +227,7 @@ pub fn preview_lines(preview: &SelectionPreview, rules: &SelectionRules) -> Vec<
 /// `rollscope select`: previews a best-of-N selection and writes it with `-o`.
 pub fn select(cli: &Cli, args: &SelectArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let filter = args.filter.to_filter();
+    let filter = args.filter.to_filter(cli)?;
     let rules = args.rules();
     let output = args.output.as_ref().filter(|_| !args.preview);
     let Some(path) = output else {

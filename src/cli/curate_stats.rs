@@ -2,6 +2,7 @@
 
 use super::{Cli, FilterArgs, output};
 use crate::curate::analysis::{Analysis, GroupCounts, KindCounts, VersionStats};
+use crate::curate::labels::LabelKinds;
 use crate::curate::suggest::Precision;
 use crate::trajectory::ErrorKind;
 use clap::Args;
@@ -30,12 +31,12 @@ pub struct StatsArgs {
 /// `rollscope stats`.
 pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let analysis = crate::curate::analyse(&store, &args.filter.to_filter())?;
+    let analysis = crate::curate::analyse(&store, &args.filter.to_filter(cli)?)?;
     if cli.json {
         println!("{}", serde_json::to_string_pretty(&analysis)?);
         return Ok(());
     }
-    print!("{}", render(&analysis));
+    print!("{}", render(&analysis, &cli.label_kinds()?));
     Ok(())
 }
 
@@ -166,8 +167,8 @@ pub fn precision_table(precision: &Precision) -> String {
     text
 }
 
-/// The whole analysis as text.
-pub fn render(analysis: &Analysis) -> String {
+/// The whole analysis as text, kinds named as the session names them.
+pub fn render(analysis: &Analysis, kinds: &LabelKinds) -> String {
     let unjudged = analysis.trajectories - analysis.passed - analysis.failed;
     let mut text = format!(
         "{} trajectories · {} pass · {} fail · {unjudged} without a verdict\n",
@@ -177,10 +178,10 @@ pub fn render(analysis: &Analysis) -> String {
         "\n{:<14} {:>9} {:>9}   (trajectories with a label of the kind)\n",
         "error kind", "confirmed", "suggested"
     ));
-    for kind in ErrorKind::ALL {
+    for kind in kinds.kinds() {
         text.push_str(&format!(
             "{:<14} {:>9} {:>9}\n",
-            kind.as_str(),
+            kinds.name(kind),
             analysis.kinds.confirmed(kind),
             analysis.kinds.suggested(kind)
         ));

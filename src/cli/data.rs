@@ -123,7 +123,7 @@ pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
         args.format
     );
     let store = cli.open_store()?;
-    let filter = args.filter.to_filter();
+    let filter = args.filter.to_filter(cli)?;
     let options = ExportOptions {
         tool_arguments: args.tool_arguments,
     };
@@ -181,7 +181,7 @@ pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
 /// `rollscope list`.
 pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let filter = args.filter.to_filter();
+    let filter = args.filter.to_filter(cli)?;
     let limit = args.limit.or(if cli.json { None } else { Some(50) });
     let catching_up = match filter.full_text {
         Some(_) => index_catch_up_spinner(store.text_index_behind()?),
@@ -202,9 +202,10 @@ pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let total = store.count(&filter)?;
+    let kinds = cli.label_kinds()?;
     println!("{}", output::summary_header());
     for summary in &summaries {
-        println!("{}", output::summary_row(summary));
+        println!("{}", output::summary_row(summary, &kinds));
     }
     println!(
         "{} of {total} matching ({}){}",
@@ -258,7 +259,7 @@ pub fn tasks(cli: &Cli, args: &TasksArgs) -> anyhow::Result<()> {
 
 /// `rollscope delete`.
 pub fn delete(cli: &Cli, args: &DeleteArgs) -> anyhow::Result<()> {
-    let filter = args.filter.to_filter();
+    let filter = args.filter.to_filter(cli)?;
     anyhow::ensure!(
         args.all || !filter.is_empty(),
         "refusing to delete everything without --all; give a filter such as --run or --fail"

@@ -1,7 +1,8 @@
 //! The filter flags shared by `list`, `export`, `delete` and `stats`.
 
+use super::Cli;
 use crate::store::{Filter, Outcome};
-use crate::trajectory::{ErrorKind, LabelStatus};
+use crate::trajectory::LabelStatus;
 use clap::Args;
 
 /// Which trajectories a command applies to.
@@ -19,9 +20,10 @@ pub struct FilterArgs {
     /// Only this task id.
     #[arg(long)]
     pub task: Option<String>,
-    /// Only trajectories with a label of this kind (calculation, reasoning, understanding, format).
-    #[arg(long, value_parser = parse_kind)]
-    pub label: Option<ErrorKind>,
+    /// Only trajectories with a label of this kind: calculation, reasoning, understanding,
+    /// format, or a kind the session names under [[labels]] in session.toml.
+    #[arg(long, value_name = "KIND")]
+    pub label: Option<String>,
     /// Only labels of this status.
     #[arg(long, value_parser = parse_status)]
     pub status: Option<LabelStatus>,
@@ -49,10 +51,6 @@ pub struct FilterArgs {
     pub text: Option<String>,
 }
 
-fn parse_kind(text: &str) -> Result<ErrorKind, String> {
-    text.parse()
-}
-
 fn parse_status(text: &str) -> Result<LabelStatus, String> {
     match text {
         "suggested" => Ok(LabelStatus::Suggested),
@@ -64,14 +62,22 @@ fn parse_status(text: &str) -> Result<LabelStatus, String> {
 }
 
 impl FilterArgs {
-    /// The store filter these flags describe.
-    pub fn to_filter(&self) -> Filter {
-        Filter {
+    /// The store filter these flags describe (`--label` read with the session's kinds).
+    pub fn to_filter(&self, cli: &Cli) -> anyhow::Result<Filter> {
+        let label = match &self.label {
+            Some(text) => Some(
+                cli.label_kinds()?
+                    .parse(text)
+                    .map_err(|error| anyhow::anyhow!("--label: {error}"))?,
+            ),
+            None => None,
+        };
+        Ok(Filter {
             run: self.run.clone(),
             step: self.step,
             group: self.group,
             task: self.task.clone(),
-            label: self.label,
+            label,
             label_status: self.status,
             outcome: if self.pass {
                 Some(Outcome::Pass)
@@ -86,6 +92,6 @@ impl FilterArgs {
             text: self.contains.clone(),
             full_text: self.text.clone(),
             ids: None,
-        }
+        })
     }
 }

@@ -88,7 +88,7 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
         ),
     };
     let context = super::train::run_context(cli, &args.runtime)?;
-    let parents = load_parents(&context.store, &parent_ids(&context.store, args)?)?;
+    let parents = load_parents(&context.store, &parent_ids(cli, &context.store, args)?)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -145,11 +145,15 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
 }
 
 /// The trajectories to fork: the id given, else those the filter selects.
-fn parent_ids(store: &crate::store::Store, args: &ForkArgs) -> anyhow::Result<Vec<TrajectoryId>> {
+fn parent_ids(
+    cli: &Cli,
+    store: &crate::store::Store,
+    args: &ForkArgs,
+) -> anyhow::Result<Vec<TrajectoryId>> {
     if let Some(id) = &args.id {
         return Ok(vec![store.resolve(id)?]);
     }
-    let filter = args.filter.to_filter();
+    let filter = args.filter.to_filter(cli)?;
     anyhow::ensure!(
         filter != crate::store::Filter::default(),
         "name a trajectory (rollscope fork ID …) or select some with filter flags (--fail, --run RUN, …)"

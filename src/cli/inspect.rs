@@ -1,9 +1,10 @@
 //! `show` and `label`: one trajectory in the terminal, and labelling it.
 
 use super::{Cli, output};
+use crate::curate::labels::LabelKinds;
 use crate::store::Store;
 use crate::text::{clip, inert};
-use crate::trajectory::{ErrorKind, Label, LabelStatus, Role, Trajectory, now_millis};
+use crate::trajectory::{Label, LabelStatus, Role, Trajectory, now_millis};
 use clap::Args;
 use std::fmt::Write as _;
 
@@ -28,9 +29,10 @@ pub struct LabelArgs {
     /// The step (turn) to label, 1-based as `show` prints it.
     #[arg(long)]
     pub turn: u32,
-    /// The error kind: calculation, reasoning, understanding or format.
-    #[arg(long, value_parser = |text: &str| text.parse::<ErrorKind>())]
-    pub kind: ErrorKind,
+    /// The error kind: calculation, reasoning, understanding, format, or a kind the session
+    /// names under [[labels]] in session.toml.
+    #[arg(long)]
+    pub kind: String,
     /// A note explaining the label.
     #[arg(long)]
     pub note: Option<String>,
@@ -53,15 +55,23 @@ pub fn show(cli: &Cli, args: &ShowArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&trajectory)?);
         return Ok(());
     }
-    print!("{}", render(&store, &trajectory, args.full)?);
+    print!(
+        "{}",
+        render(&store, &trajectory, &cli.label_kinds()?, args.full)?
+    );
     if args.tokens {
         print!("{}", render_tokens(&trajectory));
     }
     Ok(())
 }
 
-/// A trajectory as plain text, turn by turn.
-pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Result<String> {
+/// A trajectory as plain text, turn by turn, labels named as the session names them.
+pub fn render(
+    store: &Store,
+    trajectory: &Trajectory,
+    kinds: &LabelKinds,
+    full: bool,
+) -> anyhow::Result<String> {
     let mut out = String::new();
     let task = match &trajectory.task_id {
         Some(task_id) => store.get_task(task_id)?,
@@ -164,7 +174,7 @@ pub fn render(store: &Store, trajectory: &Trajectory, full: bool) -> anyhow::Res
                             indent(&inert(message.span_text(location.span)))
                         )?;
                     }
-                    write_step_marks(&mut out, trajectory, step as u32)?;
+                    write_step_marks(&mut out, trajectory, kinds, step as u32)?;
                 }
                 if message.spans.is_empty() && !message.content.is_empty() {
                     writeln!(out, "  {}", indent(&inert(&message.content)))?;
@@ -227,7 +237,12 @@ fn edited_mark(trajectory: &Trajectory, message: usize) -> String {
     })
 }
 
-fn write_step_marks(out: &mut String, trajectory: &Trajectory, step: u32) -> std::fmt::Result {
+fn write_step_marks(
+    out: &mut String,
+    trajectory: &Trajectory,
+    kinds: &LabelKinds,
+    step: u32,
+) -> std::fmt::Result {
     for score in trajectory.scores_of_step(step) {
         let note = score
             .note
@@ -249,7 +264,11 @@ fn write_step_marks(out: &mut String, trajectory: &Trajectory, step: u32) -> std
             .author
             .as_deref()
             .map_or(String::new(), |author| format!(" by {author}"));
-        writeln!(out, "  label {}{mark}{author}{note}", label.kind)?;
+        writeln!(
+            out,
+            "  label {}{mark}{author}{note}",
+            kinds.name(label.kind)
+        )?;
     }
     Ok(())
 }
@@ -282,18 +301,30 @@ fn render_tokens(trajectory: &Trajectory) -> String {
 /// `rollscope label`.
 pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.turn >= 1, "--turn is 1-based: the first turn is 1");
+    let config = cli.session_paths()?.load_config()?;
+    let kinds = &config.labels;
+    let kind = kinds
+        .parse(&args.kind)
+        .map_err(|error| anyhow::anyhow!("--kind: {error}"))?;
+    anyhow::ensure!(
+        kinds.defines(kind),
+        "--kind: key {} names no kind in this session; add [[labels]] key = {} and a name to \
+         session.toml",
+        kind.digit(),
+        kind.digit()
+    );
     let store = cli.open_store()?;
     let id = store.resolve(&args.id)?;
     let step = args.turn - 1;
-    let author = cli.session_paths()?.load_config()?.author();
+    let author = config.author();
     let saved = if args.remove {
-        store.remove_labels(id, step, Some(args.kind), author.as_deref())?
+        store.remove_labels(id, step, Some(kind), author.as_deref())?
     } else {
         store.add_label(
             id,
             Label {
                 step,
-                kind: args.kind,
+                kind,
                 status: if args.suggested {
                     LabelStatus::Suggested
                 } else {
@@ -311,8 +342,8 @@ pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
         let labels: Vec<String> = saved
             .labels_of_step(step)
             .map(|label| match &label.author {
-                Some(author) => format!("{} ({author})", label.kind),
-                None => label.kind.to_string(),
+                Some(author) => format!("{} ({author})", kinds.name(label.kind)),
+                None => kinds.name(label.kind).to_string(),
             })
             .collect();
         println!(

@@ -62,7 +62,7 @@ pub fn run(cli: &Cli, command: &LabelsCommand) -> anyhow::Result<()> {
 
 fn export(cli: &Cli, args: &LabelsExportArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
-    let records = collect_labels(&store, &args.filter.to_filter())?;
+    let records = collect_labels(&store, &args.filter.to_filter(cli)?)?;
     match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path)

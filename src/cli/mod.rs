@@ -177,6 +177,11 @@ impl Cli {
         SessionPaths::new(&root, &self.session)
     }
 
+    /// The error kinds of the selected session: the four and its `[[labels]]`.
+    pub fn label_kinds(&self) -> anyhow::Result<crate::curate::labels::LabelKinds> {
+        Ok(self.session_paths()?.load_config()?.labels)
+    }
+
     /// Opens the selected session's store through its session server (started when none
     /// runs), so any number of commands and TUIs work on the session at once.
     pub fn open_store(&self) -> anyhow::Result<Store> {

@@ -1,5 +1,6 @@
 //! Plain-text rendering helpers for the CLI: numbers with units, tables that fit.
 
+use crate::curate::labels::LabelKinds;
 use crate::store::Summary;
 
 /// A reward or score with two decimals, or `–` when missing.
@@ -19,10 +20,15 @@ pub fn coordinates(first: Option<String>, second: Option<String>) -> String {
     }
 }
 
-/// The labels of a summary: confirmed as names, suggested with a `?`.
-pub fn labels(summary: &Summary) -> String {
-    let confirmed = summary.confirmed_kinds().map(|kind| kind.to_string());
-    let suggested = summary.suggested_kinds().map(|kind| format!("{kind}?"));
+/// The labels of a summary: confirmed as names (the session's for its own kinds), suggested
+/// with a `?`.
+pub fn labels(summary: &Summary, kinds: &LabelKinds) -> String {
+    let confirmed = summary
+        .confirmed_kinds()
+        .map(|kind| kinds.name(kind).to_string());
+    let suggested = summary
+        .suggested_kinds()
+        .map(|kind| format!("{}?", kinds.name(kind)));
     confirmed.chain(suggested).collect::<Vec<_>>().join(" ")
 }
 
@@ -37,7 +43,7 @@ pub fn truncate(text: &str, width: usize) -> String {
 }
 
 /// One line of the `list` table.
-pub fn summary_row(summary: &Summary) -> String {
+pub fn summary_row(summary: &Summary, kinds: &LabelKinds) -> String {
     let run_step = coordinates(
         (!summary.run.is_empty()).then(|| summary.run.clone()),
         summary.step.map(|step| step.to_string()),
@@ -56,7 +62,7 @@ pub fn summary_row(summary: &Summary) -> String {
         summary.turns,
         decimal(summary.prm_min),
         truncate(&summary.stop, 10),
-        labels(summary)
+        labels(summary, kinds)
     )
 }
 

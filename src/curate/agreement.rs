@@ -71,7 +71,7 @@ pub fn krippendorff_alpha(units: &[Vec<u32>]) -> Option<f64> {
 /// labelling it holds 0.
 #[derive(Clone, Debug, Default)]
 pub struct Ratings {
-    steps: BTreeMap<(TrajectoryId, u32), BTreeMap<String, u8>>,
+    steps: BTreeMap<(TrajectoryId, u32), BTreeMap<String, u16>>,
 }
 
 impl Ratings {
@@ -114,7 +114,7 @@ impl Ratings {
                     let bits = labels
                         .iter()
                         .filter(|(at, _)| *at == step)
-                        .fold(0u8, |bits, (_, kind)| bits | 1 << kind.index());
+                        .fold(0u16, |bits, (_, kind)| bits | 1 << kind.index());
                     ratings
                         .steps
                         .entry((trajectory.id, step))
@@ -157,7 +157,7 @@ impl Ratings {
         } else {
             authors.iter().cloned().collect()
         };
-        let units: Vec<Vec<(&String, u8)>> = self
+        let units: Vec<Vec<(&String, u16)>> = self
             .steps
             .values()
             .map(|by| {
@@ -172,8 +172,13 @@ impl Ratings {
             [a, b] => Some((a, b)),
             _ => None,
         };
-        let mut rows: Vec<KindAgreement> = ErrorKind::ALL
+        let marked = units
             .iter()
+            .flatten()
+            .fold(0u16, |bits, (_, marks)| bits | marks);
+        let mut rows: Vec<KindAgreement> = ErrorKind::EVERY
+            .iter()
+            .filter(|kind| kind.is_builtin() || marked & (1 << kind.index()) != 0)
             .map(|&kind| {
                 KindAgreement::of(kind.as_str(), &units, pair, |bits| {
                     bits & (1 << kind.index()) != 0
@@ -226,8 +231,8 @@ pub fn load_ratings(store: &Store, filter: &Filter, rules: bool) -> StoreResult<
     ))
 }
 
-fn kinds_of(bits: u8) -> Vec<ErrorKind> {
-    ErrorKind::ALL
+fn kinds_of(bits: u16) -> Vec<ErrorKind> {
+    ErrorKind::EVERY
         .into_iter()
         .filter(|kind| bits & (1 << kind.index()) != 0)
         .collect()
@@ -273,9 +278,9 @@ pub struct KindAgreement {
 impl KindAgreement {
     fn of(
         kind: &str,
-        units: &[Vec<(&String, u8)>],
+        units: &[Vec<(&String, u16)>],
         pair: Option<(&String, &String)>,
-        marks: impl Fn(u8) -> bool,
+        marks: impl Fn(u16) -> bool,
     ) -> Self {
         let mut marked = BTreeMap::new();
         for (author, bits) in units.iter().flatten() {

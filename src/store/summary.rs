@@ -40,9 +40,9 @@ pub struct Summary {
     /// Lowest process score.
     pub prm_min: Option<f64>,
     /// Bit set of error kinds with a confirmed label (bit = `ErrorKind::index`).
-    pub confirmed: u8,
+    pub confirmed: u16,
     /// Bit set of error kinds with only a suggested label.
-    pub suggested: u8,
+    pub suggested: u16,
     /// Why it ended.
     pub stop: String,
     /// The format it came from.
@@ -60,8 +60,8 @@ impl Summary {
             .find(|message| message.role == Role::User)
             .map(|message| snippet(&message.content))
             .unwrap_or_default();
-        let mut confirmed = 0u8;
-        let mut suggested = 0u8;
+        let mut confirmed = 0u16;
+        let mut suggested = 0u16;
         for label in &trajectory.labels {
             let bit = 1 << label.kind.index();
             match label.status {
@@ -98,14 +98,14 @@ impl Summary {
 
     /// Error kinds with a confirmed label.
     pub fn confirmed_kinds(&self) -> impl Iterator<Item = ErrorKind> + '_ {
-        ErrorKind::ALL
+        ErrorKind::EVERY
             .into_iter()
             .filter(|kind| self.confirmed & (1 << kind.index()) != 0)
     }
 
     /// Error kinds with only a suggested label.
     pub fn suggested_kinds(&self) -> impl Iterator<Item = ErrorKind> + '_ {
-        ErrorKind::ALL
+        ErrorKind::EVERY
             .into_iter()
             .filter(|kind| self.suggested & (1 << kind.index()) != 0)
     }
@@ -169,5 +169,20 @@ impl ListedIds {
             }
         }
         listed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The label bit sets grew from `u8` to `u16` for the session kinds; postcard writes a
+    /// `u8` as one byte and a `u16` below 128 as the same byte, so stored summaries (whose
+    /// sets held the four kinds, at most 15) read unchanged.
+    #[test]
+    fn label_bit_sets_written_as_u8_read_as_u16() {
+        for bits in 0u8..128 {
+            let old = postcard::to_allocvec(&bits).unwrap();
+            assert_eq!(old, postcard::to_allocvec(&u16::from(bits)).unwrap());
+            assert_eq!(postcard::from_bytes::<u16>(&old).unwrap(), u16::from(bits));
+        }
     }
 }

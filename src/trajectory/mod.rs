@@ -2,6 +2,7 @@
 //!
 //! Plain serde types and nothing else: this module knows nothing of storage, models or UI.
 
+mod error_kind;
 mod fork;
 mod id;
 mod message;
@@ -13,12 +14,13 @@ mod task;
 mod trace;
 mod traj;
 
+pub use error_kind::{ErrorKind, KindKey};
 pub use fork::{ForkBranch, ForkNode, ForkOrigin, MessageEdit, PrefixKind};
 pub use id::TrajectoryId;
 pub use message::{ArgumentsEncoding, Message, Role, Span, ToolCall};
 pub use run::{CODE_VERSION, MetricsRow, RunInfo, RunKind, RunStatus};
 pub use run_live::{MainJobStage, Phase, RunActivity, RunProcess, RunRequest};
-pub use scores::{ErrorKind, Label, LabelStatus, Reward, ScoreSource, StepScore};
+pub use scores::{Label, LabelStatus, Reward, ScoreSource, StepScore};
 pub use task::Task;
 pub use trace::TokenTrace;
 pub use traj::{StepLocation, StopReason, Timings, Trajectory};

@@ -1,9 +1,9 @@
 //! Outcome rewards, per-step process scores and error labels.
 
+use super::ErrorKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::str::FromStr;
 
 /// The outcome reward (ORM) of a trajectory, with its named components.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -104,75 +104,6 @@ pub struct StepScore {
     pub note: Option<String>,
 }
 
-/// The four kinds of error a failing step is labelled with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// A false arithmetic claim or a wrong use of a tool result.
-    Calculation,
-    /// A wrong plan or inference.
-    Reasoning,
-    /// The question was misread: wrong quantity, unit or part.
-    Understanding,
-    /// The answer or a tool call is not in the expected form.
-    Format,
-}
-
-impl ErrorKind {
-    /// All kinds, in key order (`1`–`4`).
-    pub const ALL: [ErrorKind; 4] = [
-        Self::Calculation,
-        Self::Reasoning,
-        Self::Understanding,
-        Self::Format,
-    ];
-
-    /// The kind's name as stored and typed on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Calculation => "calculation",
-            Self::Reasoning => "reasoning",
-            Self::Understanding => "understanding",
-            Self::Format => "format",
-        }
-    }
-
-    /// A stable small number for index keys and bit sets.
-    pub fn index(self) -> u8 {
-        match self {
-            Self::Calculation => 0,
-            Self::Reasoning => 1,
-            Self::Understanding => 2,
-            Self::Format => 3,
-        }
-    }
-
-    /// The kind with that index.
-    pub fn from_index(index: u8) -> Option<Self> {
-        Self::ALL.get(index as usize).copied()
-    }
-}
-
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ErrorKind {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let lower = text.to_ascii_lowercase();
-        Self::ALL
-            .into_iter()
-            .find(|kind| kind.as_str() == lower || kind.as_str().starts_with(&lower) && lower.len() >= 3)
-            .ok_or_else(|| {
-                format!("unknown error kind `{text}`: use calculation, reasoning, understanding or format")
-            })
-    }
-}
-
 /// Whether a label was confirmed by a person or only suggested by a rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -205,20 +136,6 @@ pub struct Label {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn error_kinds_parse_by_name_and_prefix() {
-        assert_eq!(
-            "calculation".parse::<ErrorKind>(),
-            Ok(ErrorKind::Calculation)
-        );
-        assert_eq!("Format".parse::<ErrorKind>(), Ok(ErrorKind::Format));
-        assert_eq!("under".parse::<ErrorKind>(), Ok(ErrorKind::Understanding));
-        assert!("wrong".parse::<ErrorKind>().is_err());
-        for kind in ErrorKind::ALL {
-            assert_eq!(ErrorKind::from_index(kind.index()), Some(kind));
-        }
-    }
 
     #[test]
     fn pass_follows_the_verdict_then_the_total() {

@@ -92,6 +92,16 @@ pub enum Action {
     LabelUnderstanding,
     /// Label the current turn a format error (always `4`).
     LabelFormat,
+    /// Label the current turn with the session's kind of key `5` (`[[labels]]`; always `5`).
+    LabelKind5,
+    /// Label the current turn with the session's kind of key `6` (always `6`).
+    LabelKind6,
+    /// Label the current turn with the session's kind of key `7` (always `7`).
+    LabelKind7,
+    /// Label the current turn with the session's kind of key `8` (always `8`).
+    LabelKind8,
+    /// Label the current turn with the session's kind of key `9` (always `9`).
+    LabelKind9,
     /// Write a note on the current turn's label.
     Note,
     /// Undo the last label change.
@@ -166,6 +176,11 @@ impl Action {
             Self::LabelReasoning => "reasoning",
             Self::LabelUnderstanding => "understanding",
             Self::LabelFormat => "format",
+            Self::LabelKind5 => "session kind 5",
+            Self::LabelKind6 => "session kind 6",
+            Self::LabelKind7 => "session kind 7",
+            Self::LabelKind8 => "session kind 8",
+            Self::LabelKind9 => "session kind 9",
             Self::Note => "note",
             Self::Undo => "undo",
             Self::Accept => "accept suggestion",
@@ -196,12 +211,18 @@ impl Action {
 
     /// The error kind a label action sets.
     pub fn label_kind(self) -> Option<crate::trajectory::ErrorKind> {
-        use crate::trajectory::ErrorKind;
+        use crate::trajectory::{ErrorKind, KindKey};
+        let session = |digit| KindKey::new(digit).map(ErrorKind::Session);
         match self {
             Self::LabelCalculation => Some(ErrorKind::Calculation),
             Self::LabelReasoning => Some(ErrorKind::Reasoning),
             Self::LabelUnderstanding => Some(ErrorKind::Understanding),
             Self::LabelFormat => Some(ErrorKind::Format),
+            Self::LabelKind5 => session(5),
+            Self::LabelKind6 => session(6),
+            Self::LabelKind7 => session(7),
+            Self::LabelKind8 => session(8),
+            Self::LabelKind9 => session(9),
             _ => None,
         }
     }

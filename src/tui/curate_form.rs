@@ -4,6 +4,7 @@
 
 use super::action::Action;
 use super::filter_expr;
+use crate::curate::labels::LabelKinds;
 use crate::curate::{ExportRequest, SelectionPreview, SelectionRules};
 use crate::engine::{Command, Listing};
 use crate::formats::{ExportOptions, Format, ToolArguments};
@@ -169,6 +170,8 @@ pub struct CurateForm {
     pub waiting: bool,
     /// The last export.
     pub export: ExportStatus,
+    /// The session's error kinds, for `label:NAME` in the source filter.
+    pub label_kinds: LabelKinds,
 }
 
 impl Default for CurateForm {
@@ -185,6 +188,7 @@ impl Default for CurateForm {
             kept: Vec::new(),
             waiting: false,
             export: ExportStatus::Idle,
+            label_kinds: LabelKinds::default(),
         }
     }
 }
@@ -223,7 +227,7 @@ fn cycle<T: Copy + PartialEq>(all: &[T], current: T, forward: bool) -> T {
 impl CurateForm {
     /// The source filter, or why it does not parse.
     pub fn filter(&self) -> Result<Filter, String> {
-        filter_expr::parse(&self.source)
+        filter_expr::parse(&self.source, &self.label_kinds)
     }
 
     /// The preview of the current filter and rules, when it has arrived.

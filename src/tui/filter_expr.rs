@@ -5,11 +5,13 @@
 //! of the line as a full-text search of what was said (`text:"Final Answer" tool:calculator`);
 //! any other word is text to find in the task, question, run or id.
 
+use crate::curate::labels::LabelKinds;
 use crate::store::{Filter, Outcome};
-use crate::trajectory::{ErrorKind, LabelStatus};
+use crate::trajectory::LabelStatus;
 
-/// Parses a filter expression; the error names the bad term and what was expected.
-pub fn parse(expression: &str) -> Result<Filter, String> {
+/// Parses a filter expression (`label:` takes the session's kind names too); the error names
+/// the bad term and what was expected.
+pub fn parse(expression: &str, kinds: &LabelKinds) -> Result<Filter, String> {
     let mut filter = Filter::default();
     let mut words = Vec::new();
     let (expression, search) = split_search(expression);
@@ -26,7 +28,7 @@ pub fn parse(expression: &str) -> Result<Filter, String> {
             ("task", task) if !task.is_empty() => filter.task = Some(task.to_string()),
             ("step", step) => filter.step = Some(number(term, step)?),
             ("group", group) => filter.group = Some(number(term, group)?),
-            ("label", kind) => filter.label = Some(kind.parse::<ErrorKind>()?),
+            ("label", kind) => filter.label = Some(kinds.parse(kind)?),
             ("reward", range) => {
                 let (low, high) = range.split_once("..").ok_or_else(|| {
                     format!("`{term}`: write a reward range as reward:0.5..1 (either end optional)")
@@ -77,23 +79,37 @@ fn bound(term: &str, text: &str) -> Result<Option<f64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::curate::labels::SessionLabelKind;
+    use crate::trajectory::{ErrorKind, KindKey};
 
     #[test]
     fn terms_set_fields_and_words_search() {
-        let filter = parse("fail run:grpo-0001 step:3 label:calc reward:..0.5 apples").unwrap();
+        let filter = parse(
+            "fail run:grpo-0001 step:3 label:calc reward:..0.5 apples",
+            &LabelKinds::default(),
+        )
+        .unwrap();
         assert_eq!(filter.outcome, Some(Outcome::Fail));
         assert_eq!(filter.run.as_deref(), Some("grpo-0001"));
         assert_eq!(filter.step, Some(3));
         assert_eq!(filter.label, Some(ErrorKind::Calculation));
         assert_eq!((filter.reward_min, filter.reward_max), (None, Some(0.5)));
         assert_eq!(filter.text.as_deref(), Some("apples"));
-        assert!(parse("all").unwrap().is_empty());
-        assert!(parse("fail all").unwrap().is_empty());
+        assert!(parse("all", &LabelKinds::default()).unwrap().is_empty());
+        assert!(
+            parse("fail all", &LabelKinds::default())
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
     fn text_takes_the_rest_of_the_line_as_a_search() {
-        let filter = parse("fail text:\"Final Answer: 241\" tool:calculator").unwrap();
+        let filter = parse(
+            "fail text:\"Final Answer: 241\" tool:calculator",
+            &LabelKinds::default(),
+        )
+        .unwrap();
         assert_eq!(filter.outcome, Some(Outcome::Fail));
         assert_eq!(
             filter.full_text.as_deref(),
@@ -101,19 +117,56 @@ mod tests {
         );
         assert_eq!(filter.text, None);
         assert_eq!(
-            parse("TEXT:marbles").unwrap().full_text.as_deref(),
+            parse("TEXT:marbles", &LabelKinds::default())
+                .unwrap()
+                .full_text
+                .as_deref(),
             Some("marbles")
         );
-        assert_eq!(parse("context:x").unwrap().full_text, None);
-        assert_eq!(parse("text:").unwrap().full_text, None);
+        assert_eq!(
+            parse("context:x", &LabelKinds::default())
+                .unwrap()
+                .full_text,
+            None
+        );
+        assert_eq!(
+            parse("text:", &LabelKinds::default()).unwrap().full_text,
+            None
+        );
+    }
+
+    #[test]
+    fn a_session_kind_is_found_by_its_name() {
+        let kinds = LabelKinds::try_from(vec![SessionLabelKind {
+            key: 6,
+            name: "hallucination".into(),
+            description: None,
+        }])
+        .unwrap();
+        let six = ErrorKind::Session(KindKey::new(6).unwrap());
+        assert_eq!(
+            parse("label:hallucination", &kinds).unwrap().label,
+            Some(six)
+        );
+        assert_eq!(parse("label:label6", &kinds).unwrap().label, Some(six));
+        let error = parse("label:hallu", &LabelKinds::default()).unwrap_err();
+        assert!(error.contains("unknown error kind"), "{error}");
     }
 
     #[test]
     fn bad_terms_say_what_was_expected() {
-        assert!(parse("step:x").unwrap_err().contains("whole number"));
-        assert!(parse("reward:1").unwrap_err().contains("reward:0.5..1"));
         assert!(
-            parse("label:bogus")
+            parse("step:x", &LabelKinds::default())
+                .unwrap_err()
+                .contains("whole number")
+        );
+        assert!(
+            parse("reward:1", &LabelKinds::default())
+                .unwrap_err()
+                .contains("reward:0.5..1")
+        );
+        assert!(
+            parse("label:bogus", &LabelKinds::default())
                 .unwrap_err()
                 .contains("unknown error kind")
         );

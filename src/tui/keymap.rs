@@ -174,6 +174,11 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::LabelReasoning, &["2"]),
     (Action::LabelUnderstanding, &["3"]),
     (Action::LabelFormat, &["4"]),
+    (Action::LabelKind5, &["5"]),
+    (Action::LabelKind6, &["6"]),
+    (Action::LabelKind7, &["7"]),
+    (Action::LabelKind8, &["8"]),
+    (Action::LabelKind9, &["9"]),
     (Action::Note, &["n"]),
     (Action::Undo, &["u"]),
     (Action::Accept, &["a"]),
@@ -192,11 +197,16 @@ const DEFAULTS: &[(Action, &[&str])] = &[
 ];
 
 /// The label digits, fixed whatever a keymap file says.
-const LABEL_DIGITS: [(char, Action); 4] = [
+const LABEL_DIGITS: [(char, Action); 9] = [
     ('1', Action::LabelCalculation),
     ('2', Action::LabelReasoning),
     ('3', Action::LabelUnderstanding),
     ('4', Action::LabelFormat),
+    ('5', Action::LabelKind5),
+    ('6', Action::LabelKind6),
+    ('7', Action::LabelKind7),
+    ('8', Action::LabelKind8),
+    ('9', Action::LabelKind9),
 ];
 
 /// A keymap file read: actions to keys, and the `[keys]` table of keys to actions, each

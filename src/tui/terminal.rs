@@ -21,6 +21,7 @@ use std::sync::mpsc::{self, Receiver};
 pub fn session_app_config(paths: &SessionPaths, viewport: Rect) -> anyhow::Result<AppConfig> {
     let config = paths.load_config()?;
     let mut app_config = AppConfig::new(&paths.name, viewport);
+    app_config.label_kinds = config.labels.clone();
     if let Some(name) = &config.theme {
         let built_in = BUILT_IN.iter().any(|(built_in, _)| built_in == name);
         let in_session = paths.dir.join(name);

@@ -7,10 +7,10 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// Trajectories with a label of each kind: confirmed, or only suggested.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KindCounts {
-    /// With a confirmed label of the kind, in `ErrorKind::ALL` order.
-    pub confirmed: [usize; 4],
+    /// With a confirmed label of the kind, in `ErrorKind::EVERY` order.
+    pub confirmed: [usize; ErrorKind::COUNT],
     /// With only a suggested label of the kind.
-    pub suggested: [usize; 4],
+    pub suggested: [usize; ErrorKind::COUNT],
 }
 
 impl KindCounts {
@@ -37,8 +37,10 @@ impl KindCounts {
 
 impl Serialize for KindCounts {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(4))?;
-        for kind in ErrorKind::ALL {
+        let mut map = serializer.serialize_map(None)?;
+        let used =
+            |kind: ErrorKind| kind.is_builtin() || self.confirmed(kind) + self.suggested(kind) > 0;
+        for kind in ErrorKind::EVERY.into_iter().filter(|&kind| used(kind)) {
             map.serialize_entry(
                 kind.as_str(),
                 &serde_json::json!({

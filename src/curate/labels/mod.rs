@@ -2,8 +2,10 @@
 //! time}` per line) and merged into another session's store without overwriting anything
 //! silently.
 
+mod kinds;
 mod merge;
 
+pub use kinds::{LabelKinds, SessionLabelKind};
 pub use merge::{Conflict, MergeReport, Prefer, merge_labels, plan_merge};
 
 use crate::store::{Filter, Query, Store, StoreResult};

@@ -56,7 +56,7 @@ fn ratio(part: usize, whole: usize) -> Option<f64> {
 pub struct Precision {
     /// Trajectories compared.
     pub reviewed: usize,
-    /// Per kind, in `ErrorKind::ALL` order.
+    /// Per built-in kind (the rules suggest no session kinds), in `ErrorKind::ALL` order.
     pub kinds: [KindPrecision; 4],
 }
 
@@ -102,7 +102,7 @@ impl Precision {
                     .any(|label| label.kind == suggestion.kind && label.step == suggestion.step),
             );
         }
-        for label in confirmed {
+        for label in confirmed.iter().filter(|label| label.kind.is_builtin()) {
             let kind = &mut tally.kinds[label.kind.index() as usize];
             kind.confirmed += 1;
             kind.found += usize::from(suggestions.iter().any(|s| s.kind == label.kind));

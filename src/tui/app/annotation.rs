@@ -39,6 +39,15 @@ impl App {
             Action::Accept => Some(self.with_target(annotate::accept)),
             _ => {
                 let kind = action.label_kind()?;
+                if !self.label_kinds.defines(kind) {
+                    self.notify(format!(
+                        "key {} names no error kind here: add [[labels]] key = {} and a name \
+                         to session.toml",
+                        kind.digit(),
+                        kind.digit()
+                    ));
+                    return Some(Vec::new());
+                }
                 let pending = self.pending_note.clone();
                 let mut noted = false;
                 let commands = self.with_target(|target| {

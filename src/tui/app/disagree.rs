@@ -79,7 +79,10 @@ impl App {
             .kinds
             .iter()
             .map(|(author, kinds)| {
-                let names: Vec<&str> = kinds.iter().map(|kind| kind.as_str()).collect();
+                let names: Vec<&str> = kinds
+                    .iter()
+                    .map(|&kind| self.label_kinds.name(kind))
+                    .collect();
                 match names.is_empty() {
                     true => format!("{author}: no error"),
                     false => format!("{author}: {}", names.join("+")),

@@ -78,12 +78,12 @@ impl App {
                 let blind = self.tabs.rollouts.blind;
                 let shown: Vec<String> = summary
                     .confirmed_kinds()
-                    .map(|kind| kind.to_string())
+                    .map(|kind| self.label_kinds.name(kind).to_string())
                     .chain(
                         summary
                             .suggested_kinds()
                             .filter(|_| !blind)
-                            .map(|kind| format!("{kind}?")),
+                            .map(|kind| format!("{}?", self.label_kinds.name(kind))),
                     )
                     .collect();
                 let mut text = format!(

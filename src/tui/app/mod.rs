@@ -25,6 +25,7 @@ use super::state::Tabs;
 use super::state::overview::OverviewState;
 use super::theme::Theme;
 use super::token_text::{TokenIds, TokenText};
+use crate::curate::labels::LabelKinds;
 use crate::engine::{Command, Listing, Update};
 use crate::store::{Filter, SortKey};
 use crate::trajectory::TrajectoryId;
@@ -70,6 +71,8 @@ pub struct AppConfig {
     pub annotator: Option<String>,
     /// The view this annotator left the session in, to start from (ignored when blind).
     pub remembered: Option<Remembered>,
+    /// The error kinds to label with: the four and the session's own (keys `5`–`9`).
+    pub label_kinds: LabelKinds,
 }
 
 impl AppConfig {
@@ -85,6 +88,7 @@ impl AppConfig {
             blind: false,
             annotator: None,
             remembered: None,
+            label_kinds: LabelKinds::default(),
         }
     }
 }
@@ -95,6 +99,8 @@ pub struct App {
     pub session: String,
     /// Who labels (`AppConfig::annotator`).
     pub annotator: Option<String>,
+    /// The error kinds to label with (`AppConfig::label_kinds`).
+    pub label_kinds: LabelKinds,
     /// The tab shown.
     pub tab: Tab,
     /// Each tab's state.
@@ -141,6 +147,7 @@ impl App {
         let mut app = Self {
             session: config.session,
             annotator: config.annotator,
+            label_kinds: config.label_kinds,
             tab: Tab::Rollouts,
             tabs: Tabs::default(),
             overview: OverviewState::default(),
@@ -163,6 +170,7 @@ impl App {
         };
         app.tabs.rollouts.list.height = layout::list_rows(app.viewport);
         app.tabs.rollouts.blind = config.blind;
+        app.tabs.curate.form.label_kinds = app.label_kinds.clone();
         app
     }
 

@@ -93,7 +93,7 @@ impl App {
             }
             "open" | "o" if !rest.is_empty() => vec![self.tabs.rollouts.open_by_prefix(rest)],
             "goto" | "g" if !rest.is_empty() => vec![self.tabs.rollouts.goto_by_prefix(rest)],
-            "filter" | "f" => match filter_expr::parse(rest) {
+            "filter" | "f" => match filter_expr::parse(rest, &self.label_kinds) {
                 Ok(filter) => {
                     let listing = Listing {
                         filter,

@@ -201,7 +201,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Outcome), "fail/pass"),
             (keys(Action::Sort), "sort"),
             (keys(Action::NextBadcase), "next badcase"),
-            ("1-4".to_string(), "label"),
+            (label_keys(app), "label"),
         ],
         (Tab::Rollouts, Screen::Trajectory) if app.tabs.rollouts.trajectory.tokens.is_some() => {
             vec![
@@ -209,7 +209,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
                 (pair(Action::Down, Action::Up), "row"),
                 (keys(Action::Entropy), "log-prob/entropy"),
                 (keys(Action::Tokens), "turns"),
-                ("1-4".to_string(), "label"),
+                (label_keys(app), "label"),
                 (keys(Action::Back), "back"),
             ]
         }
@@ -217,7 +217,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (pair(Action::Left, Action::Right), "turn"),
             (pair(Action::Down, Action::Up), "scroll"),
             (keys(Action::Tokens), "tokens"),
-            ("1-4".to_string(), "label"),
+            (label_keys(app), "label"),
             (keys(Action::Note), "note"),
             (keys(Action::Undo), "undo"),
             (keys(Action::NextBadcase), "next badcase"),
@@ -291,6 +291,9 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let mut lines: Vec<Line> = Vec::new();
+    let labels_here = view_keys(app)
+        .iter()
+        .any(|(action, _)| *action == Action::LabelFormat);
     for (action, what) in view_keys(app).iter().chain(EVERYWHERE) {
         let keys: Vec<String> = app
             .keymap
@@ -302,6 +305,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             span(theme, Tone::Accent, format!("{:>16}  ", keys.join(" "))),
             span(theme, Tone::Text, *what),
         ]));
+        if labels_here && *action == Action::LabelFormat {
+            lines.extend(session_kind_lines(app));
+        }
     }
     lines.push(Line::default());
     for (command, what) in crate::tui::app::COMMANDS {
@@ -312,6 +318,39 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     let title = Line::from(span(theme, Tone::Accent, " keys · any key closes "));
     draw_box(frame, area, theme, title, lines, 96);
+}
+
+/// The session's own label kinds (`[[labels]]`): key, name and description.
+fn session_kind_lines<'a>(app: &'a App) -> impl Iterator<Item = Line<'a>> {
+    let kinds = &app.label_kinds;
+    kinds
+        .kinds()
+        .into_iter()
+        .filter(|kind| !kind.is_builtin())
+        .map(move |kind| {
+            let what = match kinds.description(kind) {
+                Some(description) => format!("{} — {description}", kinds.name(kind)),
+                None => kinds.name(kind).to_string(),
+            };
+            Line::from(vec![
+                span(&app.theme, Tone::Accent, format!("{:>16}  ", kind.digit())),
+                span(
+                    &app.theme,
+                    Tone::Text,
+                    crate::text::inert(&what).into_owned(),
+                ),
+            ])
+        })
+}
+
+/// The label keys in use: `1-4`, or up to the session's highest key.
+fn label_keys(app: &App) -> String {
+    let last = app
+        .label_kinds
+        .kinds()
+        .last()
+        .map_or(4, |kind| kind.digit());
+    format!("1-{last}")
 }
 
 /// A box of `lines` centred in `area`, `width` columns wide, over what is drawn there.

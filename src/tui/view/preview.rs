@@ -1,6 +1,7 @@
 //! The preview under the list: the selected trajectory in a few lines per turn.
 
 use super::widgets::{gauge, label_marks, pane, shown_labels, span};
+use crate::curate::labels::LabelKinds;
 use crate::text::{clip, inert};
 use crate::trajectory::{Role, Trajectory};
 use crate::tui::app::App;
@@ -33,7 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let width = usize::from(area.width.saturating_sub(2));
     let rows = usize::from(area.height.saturating_sub(2));
     let blind = app.tabs.rollouts.blind;
-    let lines = lines(theme, trajectory, width, rows, blind);
+    let lines = lines(theme, &app.label_kinds, trajectory, width, rows, blind);
     let block = pane(theme, Line::from(title(theme, trajectory, blind)), false);
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
@@ -81,6 +82,7 @@ fn title<'a>(theme: &Theme, trajectory: &Trajectory, blind: bool) -> Vec<Span<'a
 /// (without process scores and suggestions when labelling `blind`).
 fn lines<'a>(
     theme: &Theme,
+    kinds: &LabelKinds,
     trajectory: &'a Trajectory,
     width: usize,
     rows: usize,
@@ -128,7 +130,7 @@ fn lines<'a>(
                     let labels = shown_labels(trajectory.labels_of_step(step as u32), blind);
                     if !labels.is_empty() {
                         spans.push(span(theme, Tone::Muted, "  "));
-                        spans.extend(label_marks(theme, &labels));
+                        spans.extend(label_marks(theme, kinds, &labels));
                     }
                 }
                 lines.push(Line::from(spans));

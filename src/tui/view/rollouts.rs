@@ -198,7 +198,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                         .iter()
                         .map(|sign| span(theme, Tone::Warn, format!("{} ", sign.kind)))
                         .collect(),
-                    None => summary_labels(theme, summary, blind),
+                    None => summary_labels(theme, &app.label_kinds, summary, blind),
                 };
                 let cells: Vec<Line> = vec![
                     Line::from(marker),

@@ -63,8 +63,9 @@ fn draw_table(
 ) {
     let theme = &app.theme;
     let inner = usize::from(area.width.saturating_sub(2));
-    let column = (inner.saturating_sub(NAME_WIDTH + 12) / 4).max(8);
-    let mut lines = vec![header(theme, column)];
+    let kinds = app.label_kinds.kinds();
+    let column = (inner.saturating_sub(NAME_WIDTH + 12) / kinds.len()).max(8);
+    let mut lines = vec![header(theme, app, &kinds, column)];
     let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let versions = &analysis.versions;
     let cursor = app.tabs.stats.scroll.min(versions.len().saturating_sub(1));
@@ -72,7 +73,7 @@ fn draw_table(
     let max = versions
         .iter()
         .flat_map(|version| {
-            ErrorKind::ALL
+            kinds
                 .iter()
                 .map(|&kind| version.kinds.confirmed(kind) + version.kinds.suggested(kind))
         })
@@ -85,9 +86,9 @@ fn draw_table(
             (false, true) => " A",
             (false, false) => "  ",
         };
-        lines.push(version_line(theme, marker, version, column, max));
+        lines.push(version_line(theme, marker, version, &kinds, column, max));
     }
-    lines.push(precision_line(theme, analysis, column));
+    lines.push(precision_line(theme, analysis, &kinds, column));
     let title = format!(
         " error kinds by policy version · {} trajectories · {} pass · {} fail{} ",
         thousands(analysis.trajectories),
@@ -107,17 +108,18 @@ fn draw_table(
     );
 }
 
-fn header<'a>(theme: &Theme, column: usize) -> Line<'a> {
+fn header<'a>(theme: &Theme, app: &App, kinds: &[ErrorKind], column: usize) -> Line<'a> {
     let mut spans = vec![span(
         theme,
         Tone::Muted,
         format!("  {:<NAME_WIDTH$}", "version"),
     )];
-    for kind in ErrorKind::ALL {
+    for &kind in kinds {
+        let name = crate::text::clip(app.label_kinds.name(kind), column.saturating_sub(1));
         spans.push(span(
             theme,
             Tone::Muted,
-            format!("{:<column$}", kind.as_str()),
+            format!("{:<column$}", inert(&name)),
         ));
     }
     spans.push(span(theme, Tone::Muted, format!("{:>9}", "accuracy")));
@@ -128,6 +130,7 @@ fn version_line<'a>(
     theme: &Theme,
     marker: &str,
     version: &VersionStats,
+    kinds: &[ErrorKind],
     column: usize,
     max: usize,
 ) -> Line<'a> {
@@ -137,7 +140,7 @@ fn version_line<'a>(
         span(theme, Tone::Text, format!("{:<NAME_WIDTH$}", inert(&name))),
     ];
     let bar_width = column.saturating_sub(9).max(1);
-    for kind in ErrorKind::ALL {
+    for &kind in kinds {
         let confirmed = version.kinds.confirmed(kind);
         let suggested = version.kinds.suggested(kind);
         let confirmed_bar = bar(confirmed, max, bar_width);
@@ -170,17 +173,23 @@ fn version_line<'a>(
     Line::from(spans)
 }
 
-fn precision_line<'a>(theme: &Theme, analysis: &Analysis, column: usize) -> Line<'a> {
+fn precision_line<'a>(
+    theme: &Theme,
+    analysis: &Analysis,
+    kinds: &[ErrorKind],
+    column: usize,
+) -> Line<'a> {
     let label = format!("  {:<NAME_WIDTH$}", "precision vs confirmed");
     let mut spans = vec![span(theme, Tone::Accent, label)];
     match &analysis.precision {
         Some(precision) => {
-            for kind in ErrorKind::ALL {
-                let figures = precision.kind(kind);
-                let text = match figures.precision() {
-                    Some(value) => format!("{value:.2} of {}", figures.suggested),
-                    None => "–".to_string(),
-                };
+            for &kind in kinds {
+                let figures = kind.is_builtin().then(|| precision.kind(kind));
+                let text =
+                    match figures.and_then(|figures| figures.precision().map(|p| (p, figures))) {
+                        Some((value, figures)) => format!("{value:.2} of {}", figures.suggested),
+                        None => "–".to_string(),
+                    };
                 spans.push(span(theme, Tone::Suggested, format!("{text:<column$}")));
             }
         }

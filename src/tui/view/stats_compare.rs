@@ -101,9 +101,9 @@ fn draw_comparison(frame: &mut Frame, area: Rect, app: &App, analysis: &Analysis
             2,
         ),
     ];
-    for kind in ErrorKind::ALL {
+    for kind in app.label_kinds.kinds() {
         rows.push(compared(
-            format!("{kind} /100"),
+            format!("{} /100", app.label_kinds.name(kind)),
             per_hundred(before, kind),
             per_hundred(after, kind),
             Better::Lower,

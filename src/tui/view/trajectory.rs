@@ -281,7 +281,7 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         if !labels.is_empty() {
             let mut spans = vec![span(theme, Tone::Muted, "Label ")];
             for label in &labels {
-                spans.extend(label_marks(theme, &[label]));
+                spans.extend(label_marks(theme, &app.label_kinds, &[label]));
                 if let Some(author) = &label.author {
                     spans.push(span(
                         theme,

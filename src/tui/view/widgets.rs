@@ -1,5 +1,6 @@
 //! Small drawing helpers shared by the views: toned lines, gauges, label marks, blocks.
 
+use crate::curate::labels::LabelKinds;
 use crate::store::Summary;
 use crate::trajectory::{Label, LabelStatus};
 use crate::tui::rich::{RichLine, Tone};
@@ -56,14 +57,19 @@ pub fn decimal(value: Option<f64>) -> String {
 
 /// The labels of a summary: confirmed in bold, suggested in italics with `?` (not when
 /// labelling blind).
-pub fn summary_labels<'a>(theme: &Theme, summary: &Summary, blind: bool) -> Vec<Span<'a>> {
+pub fn summary_labels<'a>(
+    theme: &Theme,
+    kinds: &LabelKinds,
+    summary: &Summary,
+    blind: bool,
+) -> Vec<Span<'a>> {
     let confirmed = summary
         .confirmed_kinds()
-        .map(|kind| span(theme, Tone::Confirmed, format!("{kind} ")));
+        .map(|kind| span(theme, Tone::Confirmed, format!("{} ", kinds.name(kind))));
     let suggested = summary
         .suggested_kinds()
         .filter(|_| !blind)
-        .map(|kind| span(theme, Tone::Suggested, format!("{kind}? ")));
+        .map(|kind| span(theme, Tone::Suggested, format!("{}? ", kinds.name(kind))));
     confirmed.chain(suggested).collect()
 }
 
@@ -75,22 +81,30 @@ pub fn shown_labels<'a>(labels: impl Iterator<Item = &'a Label>, blind: bool) ->
 }
 
 /// Labels as marks: bold kind names when confirmed, italic `kind?` when suggested.
-pub fn label_marks<'a>(theme: &Theme, labels: &[&Label]) -> Vec<Span<'a>> {
+pub fn label_marks<'a>(theme: &Theme, kinds: &LabelKinds, labels: &[&Label]) -> Vec<Span<'a>> {
     labels
         .iter()
-        .map(|label| match label.status {
-            LabelStatus::Confirmed => span(theme, Tone::Confirmed, format!("{} ", label.kind)),
-            LabelStatus::Suggested => span(theme, Tone::Suggested, format!("{}? ", label.kind)),
+        .map(|label| {
+            let name = kinds.name(label.kind);
+            match label.status {
+                LabelStatus::Confirmed => span(theme, Tone::Confirmed, format!("{name} ")),
+                LabelStatus::Suggested => span(theme, Tone::Suggested, format!("{name}? ")),
+            }
         })
         .collect()
 }
 
-/// The first letter of each label kind (`C`, `r?`), for narrow columns.
+/// The first letter of each built-in label kind (`C`, `r?`) and the key of a session's own
+/// (`5`), for narrow columns.
 pub fn label_letters<'a>(theme: &Theme, labels: &[&Label]) -> Vec<Span<'a>> {
     labels
         .iter()
         .map(|label| {
-            let letter = label.kind.as_str()[..1].to_string();
+            let letter = if label.kind.is_builtin() {
+                label.kind.as_str()[..1].to_string()
+            } else {
+                label.kind.digit().to_string()
+            };
             match label.status {
                 LabelStatus::Confirmed => span(theme, Tone::Confirmed, letter.to_uppercase()),
                 LabelStatus::Suggested => span(theme, Tone::Suggested, format!("{letter}?")),
