@@ -2,6 +2,9 @@
 //! by name, filtered by name, counted by `stats`, and refused with the fix when undefined.
 
 use super::{rollscope, stdout, write_native};
+use rollscope::trajectory::Trajectory;
+use std::path::PathBuf;
+use tempfile::TempDir;
 
 const KINDS: &str = r#"
 [[labels]]
@@ -10,14 +13,20 @@ name = "hallucination"
 description = "States a number found nowhere in the question or a tool result."
 "#;
 
-#[test]
-fn a_session_kind_labels_filters_and_counts_by_its_name() {
+/// A session of `count` imported trajectories whose session.toml names `KINDS`.
+fn session_with_kinds(count: u64) -> (TempDir, PathBuf, Vec<Trajectory>) {
     let dir = tempfile::tempdir().unwrap();
     let sessions = dir.path().join("sessions");
     let input = dir.path().join("in.jsonl");
-    let trajectories = write_native(&input, 12);
+    let trajectories = write_native(&input, count);
     stdout(rollscope(&sessions).arg("import").arg(&input));
     std::fs::write(sessions.join("default").join("session.toml"), KINDS).unwrap();
+    (dir, sessions, trajectories)
+}
+
+#[test]
+fn a_session_kind_labels_filters_and_counts_by_its_name() {
+    let (dir, sessions, trajectories) = session_with_kinds(12);
     let target = &trajectories[3];
     let short = &target.id.to_string()[..8];
 
@@ -67,12 +76,7 @@ fn a_session_kind_labels_filters_and_counts_by_its_name() {
 
 #[test]
 fn an_undefined_session_kind_is_refused_with_the_fix() {
-    let dir = tempfile::tempdir().unwrap();
-    let sessions = dir.path().join("sessions");
-    let input = dir.path().join("in.jsonl");
-    let trajectories = write_native(&input, 4);
-    stdout(rollscope(&sessions).arg("import").arg(&input));
-    std::fs::write(sessions.join("default").join("session.toml"), KINDS).unwrap();
+    let (_dir, sessions, trajectories) = session_with_kinds(4);
     let short = trajectories[0].id.to_string()[..8].to_string();
 
     let output = rollscope(&sessions)
