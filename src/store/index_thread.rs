@@ -112,8 +112,9 @@ impl Drop for Indexer {
     }
 }
 
-/// The thread: waits for a write, then until it is due, then catches up. A failure is left
-/// for the next search, which catches up itself and reports it.
+/// The thread: waits for a write, then until it is due, then catches up. A failure goes to
+/// standard error (the session server's log, `store.server.log`) and is left for the next
+/// search, which catches up itself and reports it to whoever searched.
 fn run(shared: &TextShared, signal: &Signal) {
     let mut unindexed = signal.lock();
     while !signal.stop.load(Ordering::Relaxed) {
@@ -135,7 +136,13 @@ fn run(shared: &TextShared, signal: &Signal) {
         }
         *unindexed = None;
         drop(unindexed);
-        let _ = shared.catch_up(&signal.stop);
+        if let Err(error) = shared.catch_up(&signal.stop) {
+            eprintln!(
+                "{} search index: catching up in the background failed: {error}; the next \
+                 search tries again and reports it",
+                chrono::Local::now().format("%Y-%m-%d %H:%M:%S")
+            );
+        }
         unindexed = signal.lock();
     }
 }
