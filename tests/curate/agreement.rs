@@ -1,11 +1,14 @@
 //! Agreement on the blind hand-labelled set: a second author who drops every calculation
 //! label agrees by chance only on calculation (κ 0) and fully elsewhere; the disagreements
-//! are exactly the steps that lost a label; the rules stand as an author of their own.
+//! are exactly the steps that lost a label; the rules stand as an author of their own; the
+//! second blind pass by another annotator differs from the first on the steps where the two
+//! label files do, no others.
 
+use super::common::data;
 use super::precision::blind_set;
 use rollscope::curate::agreement::{RULES_AUTHOR, Ratings};
-use rollscope::trajectory::{ErrorKind, LabelStatus};
-use std::collections::BTreeSet;
+use rollscope::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
+use std::collections::{BTreeMap, BTreeSet};
 
 #[test]
 fn a_second_author_without_calculation_labels_agrees_on_everything_else() {
@@ -106,5 +109,75 @@ fn the_rules_are_an_author_on_every_reviewed_trajectory() {
             row.alpha.is_none_or(|alpha| (-1.0..=1.0).contains(&alpha)),
             "{row:?}"
         );
+    }
+}
+
+#[test]
+fn the_second_blind_pass_differs_from_the_first_exactly_where_the_files_do() {
+    let (mut trajectories, tasks) = blind_set();
+    let first = trajectories[0].labels[0].author.clone().unwrap();
+    let second =
+        rollscope::curate::labels::read_labels(&data("blind/labels-second.jsonl")).unwrap();
+    let second_author = second[0].author.clone().unwrap();
+    for record in &second {
+        let trajectory = trajectories
+            .iter_mut()
+            .find(|trajectory| trajectory.id == record.trajectory)
+            .expect("the second pass labels the same failures");
+        trajectory.labels.push(record.label());
+    }
+    // Each author's kinds per step, read straight from the labels.
+    let mut marks: BTreeMap<(TrajectoryId, u32), BTreeMap<&str, BTreeSet<ErrorKind>>> =
+        BTreeMap::new();
+    for trajectory in &trajectories {
+        for step in 0..trajectory.steps().len().max(1) as u32 {
+            let at = marks.entry((trajectory.id, step)).or_default();
+            at.insert(&first, BTreeSet::new());
+            at.insert(&second_author, BTreeSet::new());
+        }
+        for label in &trajectory.labels {
+            let author = label.author.as_deref().unwrap();
+            let at = marks.get_mut(&(trajectory.id, label.step)).unwrap();
+            at.get_mut(author).unwrap().insert(label.kind);
+        }
+    }
+    let differing: BTreeSet<(TrajectoryId, u32)> = marks
+        .iter()
+        .filter(|(_, by)| by[first.as_str()] != by[second_author.as_str()])
+        .map(|(at, _)| *at)
+        .collect();
+    let ratings = Ratings::of(
+        trajectories
+            .iter()
+            .map(|t| (t, t.task_id.as_ref().and_then(|id| tasks.get(id)))),
+        false,
+    );
+    let found: BTreeSet<_> = ratings
+        .disagreements()
+        .iter()
+        .map(|d| (d.trajectory, d.step))
+        .collect();
+    assert_eq!(found, differing);
+    assert!(!differing.is_empty() && differing.len() < marks.len() / 4);
+    let report = ratings.report(&[]);
+    assert_eq!(report.steps, marks.len());
+    for row in report.kinds.iter().filter(|row| row.kind != "any error") {
+        let kind: ErrorKind = row.kind.parse().unwrap();
+        let steps_of = |author: &str| -> BTreeSet<_> {
+            marks
+                .iter()
+                .filter(|(_, by)| by[author].contains(&kind))
+                .map(|(at, _)| *at)
+                .collect()
+        };
+        let (a, b) = (steps_of(&first), steps_of(&second_author));
+        assert_eq!(row.marked[&first], a.len(), "{kind}");
+        assert_eq!(row.marked[&second_author], b.len(), "{kind}");
+        let kappa = row.kappa.unwrap();
+        if a == b {
+            assert_eq!(kappa, 1.0, "{kind}: the same steps");
+        } else {
+            assert!(kappa < 1.0 && kappa > 0.0, "{kind}: {kappa}");
+        }
     }
 }
