@@ -139,8 +139,8 @@ fn precision_on_hand_labelled_real_failures() {
     assert_eq!(figures(ErrorKind::Format), (0, 0, 0, 0, 0));
 }
 
-/// The blind hand-labelled set (`tests/data/blind`, see its README): failures of a GRPO and
-/// an RS-SFT policy, shuffled by id and labelled without runs, scores or suggestions.
+/// The blind hand-labelled set (`tests/data/blind`, see its README): failures of two GRPO
+/// policies and an RS-SFT one, labelled without runs, scores or suggestions.
 pub fn blind_set() -> (Vec<Trajectory>, HashMap<String, Task>) {
     let (mut trajectories, tasks) = import_set("blind/trajectories.jsonl");
     let labels = rollscope::curate::labels::read_labels(&data("blind/labels.jsonl")).unwrap();
@@ -170,7 +170,7 @@ fn the_blind_set_is_failures_labelled_by_a_person_and_measures_the_rules() {
     }
     let runs: std::collections::BTreeSet<_> =
         trajectories.iter().filter_map(|t| t.run.clone()).collect();
-    assert_eq!(runs.len(), 2, "two policies, shuffled together: {runs:?}");
+    assert_eq!(runs.len(), 3, "three policies' failures: {runs:?}");
     let precision = measure(trajectories.iter().map(|trajectory| {
         (
             trajectory,
