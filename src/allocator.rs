@@ -1,4 +1,5 @@
-//! glibc malloc's tuning for the whole process, set by the binary at start-up.
+//! glibc malloc's tuning for the whole process, set by the binary at start-up, and the
+//! call that hands its free memory back after a burst of allocations.
 //!
 //! - Training: glibc serves blocks above a threshold with fresh `mmap`s and trims the heap
 //!   top when it frees them, so every large temporary of a training step (activations,
@@ -29,5 +30,18 @@ pub fn tune_malloc() {
             libc::mallopt(libc::M_TOP_PAD, TOP_PAD);
             libc::mallopt(libc::M_ARENA_MAX, ARENA_MAX);
         }
+    }
+}
+
+/// Hands the memory malloc holds free back to the kernel (glibc's `malloc_trim`; elsewhere
+/// nothing). Each thread frees into its own arena and the trim threshold above keeps freed
+/// blocks, so after a burst such as a large import the process would otherwise keep its
+/// peak: memory freed in the writer's arena cannot serve another thread's allocations.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of malloc's arenas to the kernel; it
+    // takes each arena's lock and may run while other threads allocate.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }

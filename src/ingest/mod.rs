@@ -112,6 +112,7 @@ fn import_file_into(
             .join()
             .map_err(|_| anyhow::anyhow!("the store writer panicked"));
         written.try_iter().for_each(drop);
+        crate::allocator::release_free_memory();
         finished??;
         last.map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
         Ok(result?)

@@ -112,7 +112,8 @@ impl Drop for Indexer {
     }
 }
 
-/// The thread: waits for a write, then until it is due, then catches up. A failure goes to
+/// The thread: waits for a write, then until it is due, then catches up and hands the
+/// memory the burst of writes and indexing freed back to the kernel. A failure goes to
 /// standard error (the session server's log, `store.server.log`) and is left for the next
 /// search, which catches up itself and reports it to whoever searched.
 fn run(shared: &TextShared, signal: &Signal) {
@@ -143,6 +144,7 @@ fn run(shared: &TextShared, signal: &Signal) {
                 chrono::Local::now().format("%Y-%m-%d %H:%M:%S")
             );
         }
+        crate::allocator::release_free_memory();
         unindexed = signal.lock();
     }
 }

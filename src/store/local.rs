@@ -135,7 +135,8 @@ impl LocalStore {
 
     /// Flushes and closes the store. After many writes it then opens and closes sled once
     /// more, still holding the store's lock, so that sled records a checkpoint now and the
-    /// next open does not replay the whole import (what a session server does on exit).
+    /// next open does not replay the whole import (what a session server does on exit);
+    /// around that replay the process hands its free memory back, so the two do not add up.
     pub fn close(self) -> StoreResult<()> {
         self.db.flush()?;
         let Self {
@@ -150,7 +151,9 @@ impl LocalStore {
         drop(text);
         drop(db);
         if writes_since_open.load(Ordering::Relaxed) >= CHECKPOINT_AFTER_WRITES {
+            crate::allocator::release_free_memory();
             drop(open_sled(&path, options)?);
+            crate::allocator::release_free_memory();
         }
         Ok(())
     }
