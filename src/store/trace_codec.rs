@@ -20,9 +20,7 @@ pub fn encode(trace: &TokenTrace) -> Vec<u8> {
     out.extend_from_slice(MAGIC);
     out.push(flags);
     out.extend_from_slice(&(n as u32).to_le_bytes());
-    for id in &trace.token_ids {
-        out.extend_from_slice(&id.to_le_bytes());
-    }
+    put_le(&mut out, &trace.token_ids, u32::to_le_bytes);
     let mut bits = vec![0u8; n.div_ceil(8)];
     for (index, &bit) in trace.loss_mask.iter().enumerate().take(n) {
         if bit != 0 {
@@ -31,11 +29,23 @@ pub fn encode(trace: &TokenTrace) -> Vec<u8> {
     }
     out.extend_from_slice(&bits);
     for values in [&trace.logprobs, &trace.entropies] {
-        for value in values.iter().take(n) {
-            out.extend_from_slice(&value.to_le_bytes());
-        }
+        put_le(&mut out, &values[..values.len().min(n)], f32::to_le_bytes);
     }
     out
+}
+
+/// Appends each value's little-endian bytes to `out`, into room made once (a loop the
+/// compiler vectorises, where a push per value checks the capacity each time).
+fn put_le<T: Copy, const WIDTH: usize>(
+    out: &mut Vec<u8>,
+    values: &[T],
+    bytes: fn(T) -> [u8; WIDTH],
+) {
+    let start = out.len();
+    out.resize(start + values.len() * WIDTH, 0);
+    for (slot, &value) in out[start..].chunks_exact_mut(WIDTH).zip(values) {
+        slot.copy_from_slice(&bytes(value));
+    }
 }
 
 /// Unpacks a trace written by [`encode`]; `None` when the bytes are not one.

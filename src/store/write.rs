@@ -70,9 +70,7 @@ impl Pending {
 
 fn record_bytes(trajectory: &Trajectory) -> StoreResult<Vec<u8>> {
     let bytes = if trajectory.token_trace.is_some() {
-        let mut copy = trajectory.clone();
-        copy.token_trace = None;
-        serde_json::to_vec(&copy)
+        serde_json::to_vec(&trajectory.without_trace())
     } else {
         serde_json::to_vec(trajectory)
     };

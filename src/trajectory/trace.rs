@@ -1,5 +1,6 @@
 //! The token trace of a generated trajectory: the source of truth for training.
 
+use super::Trajectory;
 use serde::{Deserialize, Serialize};
 
 /// The exact tokens of a trajectory as the policy saw and produced them.
@@ -81,5 +82,79 @@ impl TokenTrace {
         check("loss_mask", self.loss_mask.len(), false)?;
         check("logprobs", self.logprobs.len(), true)?;
         check("entropies", self.entropies.len(), true)
+    }
+}
+
+impl Trajectory {
+    /// A copy without its token trace (what the store keeps as the record, the trace apart),
+    /// made without copying the trace. Every field is named, so a new one cannot be missed.
+    pub fn without_trace(&self) -> Self {
+        let Self {
+            id,
+            task_id,
+            run,
+            policy_version,
+            group,
+            sample,
+            messages,
+            stop_reason,
+            final_answer,
+            reward,
+            advantage,
+            step_scores,
+            labels,
+            token_trace: _,
+            staleness,
+            fork,
+            branches,
+            timings,
+            source_format,
+            extra,
+        } = self;
+        Self {
+            id: *id,
+            task_id: task_id.clone(),
+            run: run.clone(),
+            policy_version: *policy_version,
+            group: *group,
+            sample: *sample,
+            messages: messages.clone(),
+            stop_reason: stop_reason.clone(),
+            final_answer: final_answer.clone(),
+            reward: reward.clone(),
+            advantage: *advantage,
+            step_scores: step_scores.clone(),
+            labels: labels.clone(),
+            token_trace: None,
+            staleness: *staleness,
+            fork: fork.clone(),
+            branches: branches.clone(),
+            timings: timings.clone(),
+            source_format: source_format.clone(),
+            extra: extra.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trajectory::{Message, TrajectoryId};
+
+    #[test]
+    fn without_trace_keeps_every_other_field() {
+        let mut trajectory = Trajectory::new(TrajectoryId(3), vec![Message::assistant("4")]);
+        trajectory.run = Some("grpo-0001".into());
+        trajectory.advantage = Some(0.5);
+        trajectory.final_answer = Some("4".into());
+        trajectory.token_trace = Some(TokenTrace {
+            token_ids: vec![5, 6],
+            loss_mask: vec![0, 1],
+            logprobs: vec![0.0, -0.25],
+            entropies: Vec::new(),
+        });
+        let mut expected = trajectory.clone();
+        expected.token_trace = None;
+        assert_eq!(trajectory.without_trace(), expected);
     }
 }
