@@ -199,6 +199,57 @@ fn rewriting_an_id_replaces_instead_of_duplicating() {
 }
 
 #[test]
+fn a_large_batch_keeps_the_last_version_of_each_id_and_a_bad_one_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    let (store, stored) = filled(&path, 150);
+    let spec = spec(400);
+    let mut batch: Vec<Trajectory> = (100..300)
+        .map(|i| synthetic::trajectory(i, &spec))
+        .collect();
+    for trajectory in &mut batch[..50] {
+        trajectory.reward = Some(rollscope::trajectory::Reward::scalar(-1.0));
+    }
+    let mut repeated = batch[120].clone();
+    repeated.reward = Some(rollscope::trajectory::Reward::scalar(-2.0));
+    batch.push(repeated.clone());
+    store.put_trajectories(&batch).unwrap();
+    assert_eq!(store.trajectory_count(), 300);
+    assert_eq!(all(&store, Filter::default()).len(), 300);
+
+    let mut bad: Vec<Trajectory> = (300..400)
+        .map(|i| synthetic::trajectory(i, &spec))
+        .collect();
+    let traced = bad.iter().position(|t| t.token_trace.is_some()).unwrap();
+    bad[traced].token_trace.as_mut().unwrap().loss_mask.pop();
+    let error = store.put_trajectories(&bad).unwrap_err();
+    assert!(error.to_string().contains(&bad[traced].id.to_string()));
+    store.close().unwrap();
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.trajectory_count(), 300);
+    assert!(store.get(bad[0].id).unwrap().is_none());
+    for expected in stored[..100]
+        .iter()
+        .chain(&batch[..120])
+        .chain(&batch[121..])
+    {
+        let got = store.get(expected.id).unwrap().unwrap();
+        assert_eq!(got.reward, expected.reward, "trajectory {}", expected.id);
+        assert_eq!(got.messages, expected.messages);
+        assert_eq!(got.token_trace, expected.token_trace);
+    }
+    let rewritten = all(
+        &store,
+        Filter {
+            reward_max: Some(-0.5),
+            ..Filter::default()
+        },
+    );
+    assert_eq!(rewritten.len(), 51);
+}
+
+#[test]
 fn delete_then_compact_reclaims_space_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store");

@@ -77,33 +77,82 @@ fn record_bytes(trajectory: &Trajectory) -> StoreResult<Vec<u8>> {
     bytes.map_err(|error| StoreError::Invalid(format!("trajectory {}: {error}", trajectory.id)))
 }
 
+/// A write's sled batch, ready to apply, and how many trajectories' text it changes.
+struct Staged {
+    batch: sled::Batch,
+    trajectories: usize,
+}
+
+/// Batches at least this large encode and append their blobs on a second thread while the
+/// summaries and index changes are prepared on the caller's.
+const OVERLAP_FROM: usize = 64;
+
+/// A trajectory's blobs: its record, then its trace's encoding when it has one.
+fn encode_blobs(trajectories: &[Trajectory]) -> StoreResult<Vec<Vec<u8>>> {
+    let mut blobs = Vec::with_capacity(trajectories.len() * 2);
+    for trajectory in trajectories {
+        if let Some(trace) = &trajectory.token_trace {
+            trace.validate().map_err(|reason| {
+                StoreError::Invalid(format!("trajectory {}: {reason}", trajectory.id))
+            })?;
+        }
+        blobs.push(record_bytes(trajectory)?);
+        if let Some(trace) = &trajectory.token_trace {
+            blobs.push(trace_codec::encode(trace));
+        }
+    }
+    Ok(blobs)
+}
+
 impl LocalStore {
     /// Stores trajectories (replacing any with the same id) and flushes. When this returns
-    /// `Ok`, every one of them is durable.
+    /// `Ok`, every one of them is durable. Their blobs are synced before sled learns where
+    /// they lie; a large batch writes them while its summaries are prepared.
     pub fn put_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<()> {
         let _guard = self.write_guard();
-        let mut blobs = Vec::with_capacity(trajectories.len() * 2);
-        for trajectory in trajectories {
-            if let Some(trace) = &trajectory.token_trace {
-                trace.validate().map_err(|reason| {
-                    StoreError::Invalid(format!("trajectory {}: {reason}", trajectory.id))
-                })?;
-            }
-            blobs.push(record_bytes(trajectory)?);
-            if let Some(trace) = &trajectory.token_trace {
-                blobs.push(trace_codec::encode(trace));
-            }
-        }
-        let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
-        let mut locations = self.blob_log().append(&slices)?.into_iter();
-        let mut pending = Pending::default();
-        let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
-        for trajectory in trajectories {
+        let (locations, prepared) = if trajectories.len() >= OVERLAP_FROM {
+            std::thread::scope(|scope| {
+                let appending = scope.spawn(|| self.append_blobs(trajectories));
+                let prepared = self.prepare(trajectories);
+                let appended = appending
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (appended, prepared)
+            })
+        } else {
+            (self.append_blobs(trajectories), self.prepare(trajectories))
+        };
+        let mut locations = locations?.into_iter();
+        let (mut staged, seqs) = prepared?;
+        for (trajectory, seq) in trajectories.iter().zip(seqs) {
             let record = locations.next().ok_or_else(missing_location)?;
             let trace = match trajectory.token_trace {
                 Some(_) => Some(locations.next().ok_or_else(missing_location)?),
                 None => None,
             };
+            let entry = Entry { seq, record, trace };
+            staged
+                .batch
+                .insert(&keys::location_key(trajectory.id), entry.encode());
+        }
+        self.apply(staged)
+    }
+
+    /// Encodes trajectories' blobs and appends them to the blob log; their locations, in
+    /// order, once they are durable.
+    fn append_blobs(&self, trajectories: &[Trajectory]) -> StoreResult<Vec<Location>> {
+        let blobs = encode_blobs(trajectories)?;
+        let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
+        Ok(self.blob_log().append(&slices)?)
+    }
+
+    /// The staged batch of storing `trajectories` (their location entries still to add),
+    /// with the sequence number each is stored under (a new one, or the one it replaces).
+    fn prepare(&self, trajectories: &[Trajectory]) -> StoreResult<(Staged, Vec<u64>)> {
+        let mut pending = Pending::default();
+        let mut seqs = Vec::with_capacity(trajectories.len());
+        let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
+        for trajectory in trajectories {
             let previous = match written.remove(&trajectory.id) {
                 Some(summary) => Some(summary),
                 None => self.summary_of(trajectory.id)?,
@@ -122,13 +171,10 @@ impl LocalStore {
             };
             let summary = Summary::of(trajectory, seq);
             pending.replace_summary(previous.as_ref(), Some(&summary));
-            let entry = Entry { seq, record, trace };
-            pending
-                .batch
-                .insert(&keys::location_key(trajectory.id), entry.encode());
+            seqs.push(seq);
             written.insert(trajectory.id, summary);
         }
-        self.commit(pending)
+        Ok((self.stage(pending)?, seqs))
     }
 
     /// Changes a trajectory's labels (`LabelEdit` says how) under the write lock, reading
@@ -188,6 +234,13 @@ impl LocalStore {
     /// Applies a pending write atomically (a text change with its journal entry) and
     /// flushes, then tells the indexer.
     fn commit(&self, pending: Pending) -> StoreResult<()> {
+        let staged = self.stage(pending)?;
+        self.apply(staged)
+    }
+
+    /// Turns a pending write into its sled batch: postings and listing rows merged with the
+    /// stored ones, the count moved, a text change journalled under the next generation.
+    fn stage(&self, pending: Pending) -> StoreResult<Staged> {
         let Pending {
             mut batch,
             postings,
@@ -210,10 +263,20 @@ impl LocalStore {
                 text_journal::encode(&text_changes),
             );
         }
-        self.db.apply_batch(batch)?;
+        Ok(Staged {
+            batch,
+            trajectories: text_changes.len(),
+        })
+    }
+
+    /// Applies a staged batch atomically and flushes, then tells the indexer.
+    fn apply(&self, staged: Staged) -> StoreResult<()> {
+        self.db.apply_batch(staged.batch)?;
         self.db.flush()?;
-        self.count_writes(text_changes.len());
-        if text_changed && let Some(indexer) = &self.text {
+        self.count_writes(staged.trajectories);
+        if staged.trajectories > 0
+            && let Some(indexer) = &self.text
+        {
             indexer.written();
         }
         Ok(())

@@ -11,6 +11,8 @@ use std::time::Duration;
 const DIR_VAR: &str = "ROLLSCOPE_CRASH_DIR";
 const OFFSET_VAR: &str = "ROLLSCOPE_CRASH_OFFSET";
 const BATCH: u64 = 8;
+/// Every third batch: large enough that the store writes its blobs on a second thread.
+const LARGE_BATCH: u64 = 72;
 
 fn spec() -> SyntheticSpec {
     SyntheticSpec {
@@ -30,13 +32,14 @@ fn child_writer() {
     let offset: u64 = std::env::var(OFFSET_VAR).unwrap().parse().unwrap();
     let store = Store::open(std::path::Path::new(&dir)).unwrap();
     let spec = spec();
+    let mut start = offset;
     for batch in 0..10_000u64 {
-        let start = offset + batch * BATCH;
-        let trajectories: Vec<_> = (start..start + BATCH)
+        let size = if batch % 3 == 2 { LARGE_BATCH } else { BATCH };
+        let trajectories: Vec<_> = (start..start + size)
             .map(|index| synthetic::trajectory(index, &spec))
             .collect();
         store.put_trajectories(&trajectories).unwrap();
-        println!("saved-trajectories {start} {}", start + BATCH);
+        println!("saved-trajectories {start} {}", start + size);
         if batch % 2 == 1 {
             let target = &trajectories[0];
             let kind = ErrorKind::ALL[(batch % 4) as usize];
@@ -55,6 +58,7 @@ fn child_writer() {
                 .unwrap();
             println!("saved-label {start} {}", kind.as_str());
         }
+        start += size;
     }
 }
 
