@@ -13,9 +13,10 @@ mod stats;
 mod stats_compare;
 mod tokens;
 mod trajectory;
+mod view_keys;
 pub mod widgets;
 
-pub use help::view_keys;
+pub use view_keys::view_keys;
 
 use super::app::{App, Screen, Tab};
 use super::layout;
