@@ -1,9 +1,11 @@
 //! The blob log: trajectory records and token traces appended to one file, so sled holds only
 //! small entries (summaries, locations, indexes). Each blob is framed with its length and a
 //! CRC32; a torn write at the end after a crash is never referenced, because sled learns a
-//! blob's location only after the log is synced. Synced blobs leave the page cache at once:
-//! they are written once and read seldom, and on a virtual machine an import that grows the
-//! page cache by gigabytes spends most of its write time on pages the host must first map.
+//! blob's location only after the log is synced. A bulk append (an import's batch, a
+//! compaction's group) leaves the page cache once synced: those blobs are read seldom, and on a
+//! virtual machine an import that grows the page cache by gigabytes spends most of its write
+//! time on pages the host must first map. Small appends stay cached: they are read again soon
+//! (a label edit rereads its record, the TUI shows a live run's newest rollouts).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -13,6 +15,8 @@ use std::sync::Mutex;
 
 const MAGIC: u32 = 0x524c_4231; // "RLB1"
 const HEADER: u64 = 12;
+/// Appends of at least this many bytes leave the page cache once synced.
+const BULK_BYTES: u64 = 1 << 20;
 
 /// Where a blob lies in the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +101,9 @@ impl BlobLog {
         }
         (&self.file).write_all(&buffer)?;
         self.file.sync_data()?;
-        drop_cached(&self.file, *end, offset - *end);
+        if offset - *end >= BULK_BYTES {
+            drop_cached(&self.file, *end, offset - *end);
+        }
         *end = offset;
         Ok(locations)
     }
