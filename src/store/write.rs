@@ -87,7 +87,8 @@ struct Staged {
 /// summaries and index changes are prepared on the caller's.
 const OVERLAP_FROM: usize = 64;
 
-/// A trajectory's blobs: its record, then its trace's encoding when it has one.
+/// The blobs of `trajectories`, in order: each one's record, then its trace's encoding when
+/// it has one (a malformed trace is an error naming its trajectory).
 fn encode_blobs(trajectories: &[Trajectory]) -> StoreResult<Vec<Vec<u8>>> {
     let mut blobs = Vec::with_capacity(trajectories.len() * 2);
     for trajectory in trajectories {

@@ -10,7 +10,7 @@ pub mod curate_form;
 pub mod filter_expr;
 pub mod fork_lines;
 pub mod highlight;
-pub mod key_chord;
+mod key_chord;
 pub mod keymap;
 pub mod launch_form;
 pub mod layout;
