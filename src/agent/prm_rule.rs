@@ -1,10 +1,12 @@
 //! Rule-based process scores: each step (assistant turn, or span of a single-message
 //! solution) is checked exactly — every arithmetic claim, every tool call's validity, and
 //! whether the turn after a tool result restates that result faithfully (the tool said 69,
-//! the model writes 96). A step scores 1 when every check passes and half as much for each
-//! failure; the note names what failed.
+//! the model writes 96). Where tools are offered, a final answer must also have a basis: a
+//! number a tool returned, a calculation that holds, or the task gives; a right answer with
+//! none is a guess the verifier cannot tell from a solution. A step scores 1 when every
+//! check passes and half as much for each failure; the note names what failed.
 
-use super::answer::exact_value;
+use super::answer::{answer_value, exact_value, extract_answer};
 use super::arith::{self, display};
 use super::claims::{Claim, Verdict, extract_claims};
 use super::protocol::check_stored_call;
@@ -113,6 +115,46 @@ impl StepCheck {
             ));
         }
     }
+
+    /// Adds a check that the final answer a text states (if any) is one of `basis`, the
+    /// numbers it may rest on.
+    pub fn answer_basis(&mut self, text: &str, basis: &[BigRational]) {
+        let Some(value) = extract_answer(text).and_then(|answer| answer_value(&answer.text)) else {
+            return;
+        };
+        self.checks += 1;
+        if !basis.contains(&value) {
+            self.failures.push(format!(
+                "the answer {} has no basis: no tool result, calculation that holds or number \
+                 of the task states it",
+                display(&value)
+            ));
+        }
+    }
+}
+
+/// The numbers a final answer in message `index` may rest on: those the task's messages
+/// give, those tools returned without error, and those of the calculations that hold in the
+/// assistant's messages up to and including this one.
+fn answer_basis(messages: &[Message], index: usize) -> Vec<BigRational> {
+    let mut basis = Vec::new();
+    for message in &messages[..=index] {
+        match message.role {
+            Role::Assistant => {
+                let reasoning = message.reasoning.as_deref().unwrap_or("");
+                for text in [message.content.as_str(), reasoning] {
+                    for claim in extract_claims(text) {
+                        if claim.verdict == Verdict::Holds {
+                            basis.extend(numbers_in(&claim.text));
+                        }
+                    }
+                }
+            }
+            Role::Tool if message.is_error => {}
+            _ => basis.extend(numbers_in(&message.content)),
+        }
+    }
+    basis
 }
 
 /// The value of a tool result that is one number (`68`, `-1.25`, `2/3 (≈ 0.6667)`).
@@ -218,6 +260,9 @@ pub fn rule_scores(trajectory: &Trajectory, tools: &[Value]) -> Vec<StepScore> {
                 for (tool, result) in results {
                     check.tool_result_use(tool, result, text, &earlier);
                 }
+            }
+            if !tools.is_empty() {
+                check.answer_basis(text, &answer_basis(&trajectory.messages, location.message));
             }
             check.to_score(u32::try_from(index).unwrap_or(u32::MAX))
         })

@@ -71,6 +71,10 @@ pub struct SelectArgs {
     /// calculation,format.
     #[arg(long, value_name = "KINDS", value_delimiter = ',')]
     pub exclude_suggested: Vec<ErrorKind>,
+    /// Rank a task's samples by length alone, not by their lowest process score first (as
+    /// a selection by the verifier alone does).
+    #[arg(long)]
+    pub shortest_first: bool,
     /// Only print the counts, write nothing.
     #[arg(long)]
     pub preview: bool,
@@ -100,6 +104,7 @@ impl SelectArgs {
             balance_difficulty: self.balance,
             min_prm: self.min_prm,
             exclude_suggested: self.exclude_suggested.clone(),
+            rank_by_prm: !self.shortest_first,
         }
     }
 }

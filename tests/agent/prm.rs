@@ -34,7 +34,34 @@ fn a_correct_turn_scores_one() {
     assert_eq!(scores.len(), 1);
     assert_eq!(scores[0].value, 1.0);
     assert_eq!(scores[0].source, ScoreSource::Rule);
-    assert_eq!(scores[0].note.as_deref(), Some("all 2 checks passed"));
+    assert_eq!(scores[0].note.as_deref(), Some("all 3 checks passed"));
+}
+
+#[test]
+fn an_answer_with_no_basis_is_a_guess() {
+    let guess = scores(vec![Message::assistant("Final Answer: 72")]);
+    assert_eq!(guess[0].value, 0.5);
+    assert_eq!(
+        guess[0].note.as_deref(),
+        Some(
+            "the answer 72 has no basis: no tool result, calculation that holds or number of \
+             the task states it"
+        )
+    );
+    let given = scores(vec![Message::assistant("Final Answer: 48")]);
+    assert_eq!(given[0].value, 1.0, "{:?}", given[0].note);
+    let without_tools = rule_scores(
+        &Trajectory::new(
+            TrajectoryId(1),
+            vec![
+                Message::user("Natalia sold clips to 48 of her friends in April..."),
+                Message::assistant("Final Answer: 72"),
+            ],
+        ),
+        &[],
+    );
+    assert_eq!(without_tools[0].value, 1.0);
+    assert_eq!(without_tools[0].note.as_deref(), Some("nothing to check"));
 }
 
 #[test]
@@ -78,10 +105,13 @@ fn a_turn_that_misstates_a_tool_result_fails() {
         Message::assistant("So there are 96 stickers.\nFinal Answer: 96"),
     ]);
     assert_eq!(slipped[0].value, 1.0);
-    assert_eq!(slipped[1].value, 0.5);
+    assert_eq!(slipped[1].value, 0.25);
     assert_eq!(
         slipped[1].note.as_deref(),
-        Some("`calculator` returned 69 but the turn states 96")
+        Some(
+            "`calculator` returned 69 but the turn states 96; the answer 96 has no basis: no \
+             tool result, calculation that holds or number of the task states it"
+        )
     );
 }
 
@@ -129,12 +159,19 @@ fn single_message_solutions_are_scored_per_span() {
     }
     let scores = scores(vec![message]);
     let values: Vec<f64> = scores.iter().map(|score| score.value).collect();
-    assert_eq!(values, [1.0, 0.25, 1.0]);
+    assert_eq!(values, [1.0, 0.25, 0.5]);
     assert_eq!(
         scores[1].note.as_deref(),
         Some("`48+24=73` is false: it is 72, not 73; `48+24 = 73` is false: it is 72, not 73")
     );
-    assert_eq!(scores[2].note.as_deref(), Some("nothing to check"));
+    assert!(
+        scores[2]
+            .note
+            .as_deref()
+            .is_some_and(|note| note.starts_with("the answer 73 has no basis")),
+        "{:?}",
+        scores[2].note
+    );
 }
 
 #[test]

@@ -298,8 +298,8 @@ fn trusted_suggested_kinds_leave_a_sample_out_and_the_verifier_alone_keeps_every
     );
     assert_eq!(
         numbers(&run(&samples, &tasks, &SelectionRules::verifier_only(4))),
-        [1, 2, 4, 3],
-        "every passing sample, best PRM then shortest"
+        [1, 3, 2, 4],
+        "every passing sample, shortest first: no process score ranks them"
     );
     let only_format = SelectionRules {
         per_task: 4,

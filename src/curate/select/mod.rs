@@ -5,7 +5,7 @@
 
 mod rules;
 
-pub use rules::{CORRECTED_BY, Candidate, SelectionRules, rank};
+pub use rules::{CORRECTED_BY, Candidate, SelectionRules};
 
 use super::tasks::TaskIndex;
 use crate::store::{Filter, Query, Store, StoreError, Summary};
@@ -108,7 +108,7 @@ pub fn select_from(
         }
     }
     if rules.balance_difficulty {
-        balance(&mut kept_tasks, &mut preview);
+        balance(&mut kept_tasks, rules, &mut preview);
     }
     let mut by_level: BTreeMap<Option<u32>, usize> = BTreeMap::new();
     let mut kept = Vec::new();
@@ -167,7 +167,7 @@ fn select_task<'a>(
         }
         return Ok(Vec::new());
     }
-    eligible.sort_by(rank);
+    eligible.sort_by(|a, b| rules.rank(a, b));
     let mut kept: Vec<Candidate<'a>> = Vec::new();
     let mut completions: Vec<String> = Vec::new();
     for candidate in eligible {
@@ -216,7 +216,11 @@ fn completion_key(trajectory: &Trajectory) -> String {
 }
 
 /// Keeps as many tasks per difficulty level as the smallest level has, the best ones.
-fn balance(kept: &mut Vec<(Option<u32>, Vec<Candidate<'_>>)>, preview: &mut SelectionPreview) {
+fn balance(
+    kept: &mut Vec<(Option<u32>, Vec<Candidate<'_>>)>,
+    rules: &SelectionRules,
+    preview: &mut SelectionPreview,
+) {
     let mut per_level: BTreeMap<Option<u32>, Vec<usize>> = BTreeMap::new();
     for (index, (level, _)) in kept.iter().enumerate() {
         per_level.entry(*level).or_default().push(index);
@@ -226,7 +230,7 @@ fn balance(kept: &mut Vec<(Option<u32>, Vec<Candidate<'_>>)>, preview: &mut Sele
     };
     let mut keep = vec![false; kept.len()];
     for indexes in per_level.values_mut() {
-        indexes.sort_by(|&a, &b| rank(&kept[a].1[0], &kept[b].1[0]));
+        indexes.sort_by(|&a, &b| rules.rank(&kept[a].1[0], &kept[b].1[0]));
         for &index in indexes.iter().take(smallest) {
             keep[index] = true;
         }

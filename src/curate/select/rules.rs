@@ -32,6 +32,9 @@ pub struct SelectionRules {
     /// Leave out samples with a suggested error label of these kinds too (kinds whose
     /// suggestions are precise enough to trust without a person's look).
     pub exclude_suggested: Vec<ErrorKind>,
+    /// Rank a task's samples by their lowest process score before their length (off: the
+    /// shortest first, as a selection by the verifier alone does).
+    pub rank_by_prm: bool,
 }
 
 impl Default for SelectionRules {
@@ -45,16 +48,19 @@ impl Default for SelectionRules {
             balance_difficulty: false,
             min_prm: None,
             exclude_suggested: Vec::new(),
+            rank_by_prm: true,
         }
     }
 }
 
 impl SelectionRules {
-    /// The verifier alone: passing samples, whatever their labels and process scores.
+    /// The verifier alone: passing samples, whatever their labels and process scores, the
+    /// shortest first.
     pub fn verifier_only(per_task: usize) -> Self {
         Self {
             per_task,
             exclude_confirmed_errors: false,
+            rank_by_prm: false,
             ..Self::default()
         }
     }
@@ -92,7 +98,11 @@ impl SelectionRules {
         if self.include_corrected {
             parts.push("or corrected by a person".to_string());
         }
-        parts.push("highest PRM · then shortest".to_string());
+        parts.push(if self.rank_by_prm {
+            "highest PRM · then shortest".to_string()
+        } else {
+            "shortest".to_string()
+        });
         if self.dedup {
             parts.push("no duplicate completions".to_string());
         }
@@ -101,6 +111,29 @@ impl SelectionRules {
             parts.push("balanced by difficulty".to_string());
         }
         parts.join(" · ")
+    }
+
+    /// Best first: verifier pass (or corrected), then highest PRM minimum when the rules
+    /// rank by it (samples without process scores last), then shortest (tokens when both
+    /// have a trace, else turns), then stored order.
+    pub fn rank(&self, a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
+        let prm = |candidate: &Candidate<'_>| candidate.summary.prm_min;
+        let by_prm = match (prm(a), prm(b)) {
+            _ if !self.rank_by_prm => Ordering::Equal,
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (x, y) => y.is_some().cmp(&x.is_some()),
+        };
+        let (sa, sb) = (a.summary, b.summary);
+        let by_length = if sa.tokens > 0 && sb.tokens > 0 {
+            sa.tokens.cmp(&sb.tokens)
+        } else {
+            sa.turns.cmp(&sb.turns)
+        };
+        b.verified()
+            .cmp(&a.verified())
+            .then(by_prm)
+            .then(by_length)
+            .then(sa.seq.cmp(&sb.seq))
     }
 }
 
@@ -117,26 +150,4 @@ impl Candidate<'_> {
     fn verified(&self) -> bool {
         self.corrected || self.summary.passed == Some(true)
     }
-}
-
-/// Best first: verifier pass (or corrected), then highest PRM minimum (samples without
-/// process scores last), then shortest (tokens when both have a trace, else turns), then
-/// stored order.
-pub fn rank(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
-    let prm = |candidate: &Candidate<'_>| candidate.summary.prm_min;
-    let by_prm = match (prm(a), prm(b)) {
-        (Some(x), Some(y)) => y.total_cmp(&x),
-        (x, y) => y.is_some().cmp(&x.is_some()),
-    };
-    let (sa, sb) = (a.summary, b.summary);
-    let by_length = if sa.tokens > 0 && sb.tokens > 0 {
-        sa.tokens.cmp(&sb.tokens)
-    } else {
-        sa.turns.cmp(&sb.turns)
-    };
-    b.verified()
-        .cmp(&a.verified())
-        .then(by_prm)
-        .then(by_length)
-        .then(sa.seq.cmp(&sb.seq))
 }
