@@ -309,3 +309,29 @@ fn trusted_suggested_kinds_leave_a_sample_out_and_the_verifier_alone_keeps_every
     };
     assert_eq!(numbers(&run(&samples, &tasks, &only_format)), [2, 4, 3]);
 }
+
+#[test]
+fn equal_samples_are_chosen_by_sample_index_whatever_order_they_were_stored_in() {
+    let task = apples();
+    let tasks = TaskIndex::from_tasks([task.clone()]);
+    let stored_as_they_finished: Vec<Trajectory> = [3u32, 1, 2]
+        .into_iter()
+        .map(|index| {
+            let mut trajectory = sample(&task, u64::from(index), 1, true, Some(1.0));
+            trajectory.messages.last_mut().unwrap().content = format!("answer {index}");
+            trajectory.group = Some(0);
+            trajectory.sample = Some(index);
+            trajectory
+        })
+        .collect();
+    let two = SelectionRules {
+        per_task: 2,
+        ..SelectionRules::default()
+    };
+    assert_eq!(
+        numbers(&run(&stored_as_they_finished, &tasks, &two)),
+        [1, 2]
+    );
+    let reversed: Vec<Trajectory> = stored_as_they_finished.into_iter().rev().collect();
+    assert_eq!(numbers(&run(&reversed, &tasks, &two)), [1, 2]);
+}

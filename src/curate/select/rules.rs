@@ -115,7 +115,8 @@ impl SelectionRules {
 
     /// Best first: verifier pass (or corrected), then highest PRM minimum when the rules
     /// rank by it (samples without process scores last), then shortest (tokens when both
-    /// have a trace, else turns), then stored order.
+    /// have a trace, else turns), then step, group and sample (the same choice however the
+    /// rollouts' finishing order stored them), then stored order.
     pub fn rank(&self, a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
         let prm = |candidate: &Candidate<'_>| candidate.summary.prm_min;
         let by_prm = match (prm(a), prm(b)) {
@@ -133,6 +134,7 @@ impl SelectionRules {
             .cmp(&a.verified())
             .then(by_prm)
             .then(by_length)
+            .then((sa.step, sa.group, sa.sample).cmp(&(sb.step, sb.group, sb.sample)))
             .then(sa.seq.cmp(&sb.seq))
     }
 }
