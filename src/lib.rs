@@ -63,8 +63,9 @@
 //! labels on them (`curate::suggest::write_suggestions`), exports a best-of-N selection with
 //! its manifest into the rollout run's folder (`curate::export_selection` with the loop's
 //! `SelectionRules`), trains an SFT run on it with replayed demonstrations
-//! (`[sft.replay]`), and evaluates the new policy on the same sets; every stage is a run of
-//! the session, so `stats` compares the two policies.
+//! (`[[sft.replay]]`: task sets whose scripted demonstrations join the selection), and
+//! evaluates the new policy on the same sets; every stage is a run of the session, so
+//! `stats` compares the two policies.
 //!
 //! **A live session.** `cli::Cli::open_store` connects to the session's server, starting it
 //! (`rollscope session-server`, its own process group) when nothing answers on the socket;

@@ -57,7 +57,8 @@ pub struct TasksArgs {
     #[arg(long)]
     pub limit: Option<usize>,
     /// List a task set instead of the session's tasks: gsm8k:train|test,
-    /// arith[:LEVEL[+DISTRACTORS]][:train|eval], lookup[:LEVEL][:train|eval], or a task file.
+    /// arith[:LEVEL[+DISTRACTORS]][:train|eval], lookup[:LEVEL][:train|eval], weather[:train|eval],
+    /// or a task file.
     #[arg(long, value_name = "SPEC")]
     pub set: Option<String>,
     /// The seed of generated task sets.

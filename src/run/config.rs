@@ -119,9 +119,10 @@ pub struct SftConfig {
     /// numbers the assistant lists in order, which teach the attention that copies a
     /// question's numbers into the calculator call (`run::drills`).
     pub copy_drills: usize,
-    /// Earlier SFT data mixed into the source: scripted calculator demonstrations of a task
-    /// set, so a run on new data (a rejection-sampled selection) does not forget.
-    pub replay: Option<ReplayConfig>,
+    /// Scripted calculator demonstrations of task sets mixed into the source (`[[sft.replay]]`
+    /// tables): earlier SFT data, so a run on new data (a rejection-sampled selection) does
+    /// not forget, or a skill the source lacks (results below zero, `weather:train`).
+    pub replay: Vec<ReplayConfig>,
 }
 
 /// Scripted calculator demonstrations replayed beside an SFT run's own examples.
@@ -152,7 +153,7 @@ impl Default for SftConfig {
             direct_answers: 0.0,
             loss_on_user: false,
             copy_drills: 0,
-            replay: None,
+            replay: Vec::new(),
         }
     }
 }
@@ -307,7 +308,7 @@ impl RunConfig {
         self.trainer.validate()?;
         self.tasks.train_spec()?;
         self.tasks.eval_spec()?;
-        if let Some(replay) = &self.sft.replay {
+        for replay in &self.sft.replay {
             replay.spec()?;
         }
         self.badcase_loop.validate()?;

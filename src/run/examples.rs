@@ -78,7 +78,7 @@ fn conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
         SftSource::Demos => demo_conversations(config)?,
         SftSource::File(path) => file_conversations(path, config)?,
     };
-    if let Some(replay) = &config.sft.replay {
+    for replay in &config.sft.replay {
         conversations.extend(replay_conversations(replay, config)?);
     }
     Ok(conversations)
@@ -205,19 +205,35 @@ mod tests {
         let mut config = RunConfig::default();
         config.tasks.train = "arith:1+1:train".into();
         config.tasks.train_size = 12;
-        config.sft.replay = Some(ReplayConfig {
-            tasks: "arith:1:train".into(),
-            size: 5,
-        });
+        config.sft.replay = vec![
+            ReplayConfig {
+                tasks: "arith:1:train".into(),
+                size: 5,
+            },
+            ReplayConfig {
+                tasks: "weather:train".into(),
+                size: 3,
+            },
+        ];
         let all = conversations(&config).unwrap();
-        assert_eq!(all.len(), 17);
+        assert_eq!(all.len(), 20);
         assert!(
             all[..12]
                 .iter()
                 .all(|(name, ..)| name.starts_with("arith-1+1-"))
         );
-        for (name, messages, _) in &all[12..] {
-            assert!(name.starts_with("replayed arith-1-"), "{name}");
+        let replayed: Vec<&str> = all[12..].iter().map(|(name, ..)| name.as_str()).collect();
+        assert!(
+            replayed[..5]
+                .iter()
+                .all(|name| name.starts_with("replayed arith-1-"))
+        );
+        assert!(
+            replayed[5..]
+                .iter()
+                .all(|name| name.starts_with("replayed weather-"))
+        );
+        for (_, messages, _) in &all[12..] {
             let messages = messages.as_ref().unwrap();
             assert!(
                 messages
@@ -225,10 +241,7 @@ mod tests {
                     .any(|message| !message.tool_calls.is_empty())
             );
         }
-        config.sft.replay = Some(ReplayConfig {
-            tasks: "arith:9".into(),
-            size: 5,
-        });
+        config.sft.replay[1].tasks = "arith:9".into();
         let error = config.validate().unwrap_err().to_string();
         assert!(error.contains("sft.replay.tasks"), "{error}");
     }

@@ -157,6 +157,38 @@ fn train_and_eval_never_share_a_problem() {
 }
 
 #[test]
+fn temperature_problems_split_apart_and_offer_the_calculator() {
+    let load = |spec: &str, count| {
+        spec.parse::<TaskSetSpec>()
+            .unwrap()
+            .load(Some(count), 0)
+            .unwrap()
+    };
+    let train = load("weather:train", 400);
+    let eval = load("weather:eval", 100);
+    assert_eq!((train.len(), eval.len()), (400, 100));
+    let train_questions: HashSet<&str> = train.iter().map(|task| task.question()).collect();
+    assert!(
+        eval.iter()
+            .all(|task| !train_questions.contains(task.question()))
+    );
+    let below_zero = train
+        .iter()
+        .filter(|task| {
+            task.ground_truth
+                .as_deref()
+                .is_some_and(|truth| truth.starts_with('-'))
+        })
+        .count();
+    assert!(
+        (120..280).contains(&below_zero),
+        "{below_zero} of 400 below zero"
+    );
+    assert_eq!(train[0].prompt[0].role, Role::System);
+    assert_eq!(train[0].tools[0]["function"]["name"], "calculator");
+}
+
+#[test]
 fn the_shipped_gsm8k_splits_share_no_question() {
     let train = gsm8k::shipped(Split::Train).unwrap();
     let test = gsm8k::shipped(Split::Eval).unwrap();
@@ -310,6 +342,13 @@ fn specs_name_every_task_set() {
             .contains("not a level (1 to 5)")
     );
     assert!(parse("lookup:4").unwrap_err().contains("(1 to 3)"));
+    assert_eq!(
+        parse("weather:eval"),
+        Ok(TaskSetSpec::Weather { split: Split::Eval })
+    );
+    assert_eq!(parse("weather").unwrap().to_string(), "weather");
+    assert_eq!(parse("weather:eval").unwrap().to_string(), "weather:eval");
+    assert!(parse("weather:2").unwrap_err().contains("a split only"));
     assert!(
         parse("nothing.jsonl")
             .unwrap_err()

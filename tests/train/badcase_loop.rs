@@ -124,7 +124,8 @@ fn the_loop_preset_reads_and_names_what_it_samples_and_measures() {
     assert!(config.badcase_loop.samples >= 2);
     assert!(config.badcase_loop.select.min_prm.is_some());
     assert!(!config.badcase_loop.select.exclude_suggested.is_empty());
-    assert!(config.sft.replay.is_some());
+    let replayed: Vec<&str> = config.sft.replay.iter().map(|r| r.tasks.as_str()).collect();
+    assert!(replayed.contains(&"arith:1:train"), "{replayed:?}");
     let typo = LOOP_PRESET.replace("samples = 8", "sample = 8");
     let error = RunConfig::read(&typo, "loop.toml").unwrap_err().to_string();
     assert!(error.contains("unknown key `sample` in [loop]"), "{error}");

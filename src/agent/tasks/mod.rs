@@ -10,6 +10,7 @@ pub mod gsm8k;
 mod lines;
 pub mod lookup;
 mod rng;
+pub mod weather;
 
 pub use file::load as load_file;
 pub use rng::{SplitMix64, stable_hash};
@@ -72,11 +73,17 @@ pub enum TaskSetSpec {
         /// Train or eval.
         split: Split,
     },
+    /// `weather[:train|eval]`: generated temperature problems, whose answers may be below
+    /// zero.
+    Weather {
+        /// Train or eval.
+        split: Split,
+    },
     /// A task file: our task JSONL or GSM8K-shaped rows.
     File(PathBuf),
 }
 
-const SPEC_HELP: &str = "use gsm8k:train, gsm8k:test, arith[:LEVEL[+DISTRACTORS]][:train|eval], lookup[:LEVEL][:train|eval], or the path of a .jsonl task file";
+const SPEC_HELP: &str = "use gsm8k:train, gsm8k:test, arith[:LEVEL[+DISTRACTORS]][:train|eval], lookup[:LEVEL][:train|eval], weather[:train|eval], or the path of a .jsonl task file";
 
 impl FromStr for TaskSetSpec {
     type Err = String;
@@ -97,6 +104,17 @@ impl FromStr for TaskSetSpec {
                 None => Ok(spec),
                 Some(extra) => Err(format!("`{extra}` in `{text}` is not understood; {SPEC_HELP}")),
             });
+        }
+        if head == "weather" {
+            return match (parts.next(), parts.next()) {
+                (None | Some("train"), None) => Ok(Self::Weather {
+                    split: Split::Train,
+                }),
+                (Some("eval"), None) => Ok(Self::Weather { split: Split::Eval }),
+                _ => Err(format!(
+                    "`{text}`: temperature problems take a split only, weather:train or weather:eval"
+                )),
+            };
         }
         if !generated {
             let path = PathBuf::from(text);
@@ -179,6 +197,7 @@ impl fmt::Display for TaskSetSpec {
                 split,
             } => generated(f, "arith", level, *distractors, *split),
             Self::Lookup { level, split } => generated(f, "lookup", level, 0, *split),
+            Self::Weather { split } => generated(f, "weather", &None, 0, *split),
             Self::File(path) => write!(f, "{}", path.display()),
         }
     }
@@ -209,6 +228,11 @@ impl TaskSetSpec {
                 .filter(|task| Split::of(task.question()) == *split)
                 .take(cap)
                 .collect(),
+            Self::Weather { split } => {
+                generate_split(*split, limit.unwrap_or(DEFAULT_GENERATED), |index| {
+                    weather::generate(seed, index)
+                })
+            }
         };
         let tools: &[&str] = match self {
             Self::Lookup { .. } => &["search", "calculator"],
@@ -231,9 +255,7 @@ pub fn generate_arith(
     seed: u64,
     count: usize,
 ) -> Vec<Task> {
-    let mut tasks = Vec::with_capacity(count);
-    let mut position = 0u64;
-    while tasks.len() < count {
+    generate_split(split, count, |position| {
         let (task_level, index) = match level {
             Some(level) => (level, position),
             None => (
@@ -241,7 +263,16 @@ pub fn generate_arith(
                 position / 5,
             ),
         };
-        let task = arith::generate_with_distractors(seed, task_level, distractors, index);
+        arith::generate_with_distractors(seed, task_level, distractors, index)
+    })
+}
+
+/// The first `count` problems of one split among those `make` writes at positions 0, 1, …
+fn generate_split(split: Split, count: usize, mut make: impl FnMut(u64) -> Task) -> Vec<Task> {
+    let mut tasks = Vec::with_capacity(count);
+    let mut position = 0u64;
+    while tasks.len() < count {
+        let task = make(position);
         if Split::of(task.question()) == split {
             tasks.push(task);
         }
