@@ -50,8 +50,18 @@ pub fn extract_answer(text: &str) -> Option<ExtractedAnswer> {
         })
 }
 
+/// The answer after `final answer`: markup, colons and dashes before it dropped, a minus
+/// sign that starts a number kept.
 fn after_final_answer(after: &str) -> String {
-    let rest = after.trim_start_matches(|c: char| c.is_whitespace() || "*:_-".contains(c));
+    let mut rest = after;
+    while let Some(c) = rest.chars().next() {
+        let tail = &rest[c.len_utf8()..];
+        let sign = c == '-' && tail.starts_with(|next: char| next.is_ascii_digit() || next == '.');
+        if sign || !(c.is_whitespace() || "*:_-".contains(c)) {
+            break;
+        }
+        rest = tail;
+    }
     let rest = rest
         .strip_prefix("is ")
         .map_or(rest, |tail| tail.trim_start_matches([' ', ':']));
@@ -196,6 +206,20 @@ mod tests {
         let answer = extract_answer(text).unwrap();
         assert_eq!(answer.marker, AnswerMarker::FinalAnswer);
         assert_eq!(answer.text, "7");
+    }
+
+    #[test]
+    fn a_negative_final_answer_keeps_its_sign() {
+        for (text, answer) in [
+            ("The answer is -4.\nFinal Answer: -4", "-4"),
+            ("Final Answer: **-0.5**", "-0.5"),
+            ("Final Answer - 12", "12"),
+            ("final answer -- -3 degrees", "-3 degrees"),
+        ] {
+            assert_eq!(extract_answer(text).unwrap().text, answer, "{text}");
+        }
+        assert!(!answers_match("-4", "4"));
+        assert!(answers_match("-4", "-4"));
     }
 
     #[test]
