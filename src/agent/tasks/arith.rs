@@ -13,6 +13,7 @@
 //! A level may take extra distractor sentences (`arith:1+1`: level 1 with one more), which
 //! make problems whose numbers must be told apart, not just copied in order.
 
+use super::generated_id;
 use super::rng::SplitMix64;
 use crate::trajectory::Task;
 
@@ -271,18 +272,17 @@ pub fn generate_with_distractors(seed: u64, level_number: u32, extra: u32, index
         "{} How many {items} does {name} have now?",
         story.sentences.join(" ")
     );
-    let seed_part = if seed == 0 {
-        String::new()
-    } else {
-        format!("s{seed}-")
-    };
     let extra_part = if extra == 0 {
         String::new()
     } else {
         format!("+{extra}")
     };
     let mut task = Task::new(
-        format!("arith-{seed_part}{level_number}{extra_part}-{index:05}"),
+        generated_id(
+            "arith",
+            seed,
+            &format!("{level_number}{extra_part}-{index:05}"),
+        ),
         "arith",
         question,
     );

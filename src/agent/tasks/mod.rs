@@ -267,6 +267,16 @@ pub fn generate_arith(
     })
 }
 
+/// A generated problem's id: its family, the seed unless it is 0, then `rest`
+/// (`arith-s3-1+1-00005`, `weather-00012`).
+fn generated_id(family: &str, seed: u64, rest: &str) -> String {
+    if seed == 0 {
+        format!("{family}-{rest}")
+    } else {
+        format!("{family}-s{seed}-{rest}")
+    }
+}
+
 /// The first `count` problems of one split among those `make` writes at positions 0, 1, …
 fn generate_split(split: Split, count: usize, mut make: impl FnMut(u64) -> Task) -> Vec<Task> {
     let mut tasks = Vec::with_capacity(count);

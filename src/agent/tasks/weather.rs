@@ -4,6 +4,7 @@
 //! "Learning on the embedded default", measures what they change). Deterministic: the same
 //! seed and index always give the same problem.
 
+use super::generated_id;
 use super::rng::SplitMix64;
 use crate::trajectory::Task;
 
@@ -37,13 +38,8 @@ pub fn generate(seed: u64, index: u64) -> Task {
     let question = format!(
         "{first} it is {start} degrees in {city}. {second} it is {fall} degrees colder. What is the temperature in {city} {asked}, in degrees?"
     );
-    let seed_part = if seed == 0 {
-        String::new()
-    } else {
-        format!("s{seed}-")
-    };
     let mut task = Task::new(
-        format!("weather-{seed_part}{index:05}"),
+        generated_id("weather", seed, &format!("{index:05}")),
         "weather",
         question,
     );
