@@ -121,7 +121,9 @@ pub struct SftConfig {
     pub copy_drills: usize,
     /// Scripted calculator demonstrations of task sets mixed into the source (`[[sft.replay]]`
     /// tables): earlier SFT data, so a run on new data (a rejection-sampled selection) does
-    /// not forget, or a skill the source lacks (results below zero, `weather:train`).
+    /// not forget, or a skill the source lacks (results below zero, `weather:train`); one
+    /// `replay = { tasks, size }` table reads as a list of one.
+    #[serde(deserialize_with = "crate::config_file::one_or_many")]
     pub replay: Vec<ReplayConfig>,
 }
 
@@ -363,6 +365,25 @@ mod tests {
     use super::*;
     use crate::train::LoraConfig;
     use crate::train::schedule::LrSchedule;
+
+    #[test]
+    fn replay_takes_one_table_or_several_and_names_a_typo_in_either() {
+        let one =
+            RunConfig::read("[sft]\nreplay = { tasks = \"arith:1\", size = 5 }\n", "c").unwrap();
+        let many = "[[sft.replay]]\ntasks = \"arith:1\"\nsize = 5\n[[sft.replay]]\ntasks = \"weather\"\nsize = 2\n";
+        let many = RunConfig::read(many, "c").unwrap();
+        assert_eq!(one.sft.replay, many.sft.replay[..1]);
+        assert_eq!(many.sft.replay[1].tasks, "weather");
+        let back = RunConfig::read(&many.to_toml().unwrap(), "config.toml").unwrap();
+        assert_eq!(back, many);
+        let typo = RunConfig::read("[sft]\nreplay = { tasks = \"arith:1\", sise = 5 }\n", "c");
+        let error = typo.unwrap_err().to_string();
+        let hint = "unknown key `sise` in [sft.replay]; did you mean `size`?";
+        assert_eq!(error, format!("c:2: {hint}"));
+        let typo = RunConfig::read("[[sft.replay]]\ntasks = \"arith:1\"\nsise = 5\n", "c");
+        let error = typo.unwrap_err().to_string();
+        assert!(error.starts_with("c:3: unknown key `sise`"), "{error}");
+    }
 
     #[test]
     fn a_recorded_config_reads_back_with_every_key_checked() {
