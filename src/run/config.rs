@@ -121,7 +121,7 @@ pub struct SftConfig {
     pub copy_drills: usize,
     /// Scripted calculator demonstrations of task sets mixed into the source (`[[sft.replay]]`
     /// tables): earlier SFT data, so a run on new data (a rejection-sampled selection) does
-    /// not forget, or a skill the source lacks (results below zero, `weather:train`); one
+    /// not forget, or problems of another kind (`weather:train`); one
     /// `replay = { tasks, size }` table reads as a list of one.
     #[serde(deserialize_with = "crate::config_file::one_or_many")]
     pub replay: Vec<ReplayConfig>,
