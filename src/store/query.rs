@@ -288,7 +288,7 @@ impl LocalStore {
 
     /// Sequence numbers from the narrowest index the filter can use, in stored order; `None`
     /// when no index applies and every summary must be read.
-    fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
+    pub(super) fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
         let mut indexed = self.indexed_candidates(filter)?;
         if let Some(ids) = &filter.ids {
             let mut chosen = BTreeSet::new();

@@ -182,11 +182,15 @@ impl LocalStore {
             }
             enough.is_none_or(|enough| rows.len() < enough)
         };
-        match filter.label {
-            Some(kind) => {
-                let prefix = keys::label_prefix(kind, filter.label_status);
+        let candidates = if filter.label.is_some() || filter.full_text.is_some() {
+            self.candidates(filter)?
+        } else {
+            None
+        };
+        match candidates {
+            Some(seqs) => {
                 let mut current: Option<(u64, BTreeMap<u8, ListingRow>)> = None;
-                for seq in self.posting_members(&prefix)? {
+                for seq in seqs {
                     let block = block_of(seq);
                     if current.as_ref().map(|(number, _)| *number) != Some(block) {
                         let Some(rows) = self.row_block(block)? else {
@@ -255,8 +259,9 @@ impl LocalStore {
 }
 
 impl Filter {
-    /// Whether the posting lists and listing rows alone answer this filter: a label (with
-    /// its status, if any), an outcome, the badcase queue, or nothing at all.
+    /// Whether the posting lists, the search index and listing rows alone answer this
+    /// filter: a label (with its status, if any), an outcome, the badcase queue, a search of
+    /// what was said, or nothing at all.
     pub(super) fn answered_by_rows(&self) -> bool {
         let Filter {
             ids,
@@ -271,7 +276,7 @@ impl Filter {
             reward_min,
             reward_max,
             text,
-            full_text,
+            full_text: _,
         } = self;
         ids.is_none()
             && run.is_none()
@@ -282,7 +287,6 @@ impl Filter {
             && reward_min.is_none()
             && reward_max.is_none()
             && text.is_none()
-            && full_text.is_none()
     }
 }
 

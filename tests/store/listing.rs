@@ -58,7 +58,10 @@ fn a_listing_in_stored_order_agrees_with_the_query_in_every_window() {
     }
 }
 
-/// Every filter the listing rows answer, and one they do not.
+/// Searches of what was said: one every trajectory matches, one only some do.
+const SEARCHES: [&str; 2] = ["apples", "\"Step 3\""];
+
+/// Every filter the listing rows answer (searches with them too), and one they do not.
 fn row_filters() -> Vec<Filter> {
     let mut filters = vec![
         Filter::default(),
@@ -92,6 +95,26 @@ fn row_filters() -> Vec<Filter> {
             }
         }
     }
+    for search in SEARCHES {
+        let searched = Filter {
+            full_text: Some(search.into()),
+            ..Filter::default()
+        };
+        for outcome in [None, Some(Outcome::Fail)] {
+            filters.push(Filter {
+                outcome,
+                ..searched.clone()
+            });
+        }
+        filters.push(Filter {
+            unlabelled_failures: true,
+            ..searched.clone()
+        });
+        filters.push(Filter {
+            label: Some(ErrorKind::ALL[0]),
+            ..searched
+        });
+    }
     filters
 }
 
@@ -121,6 +144,11 @@ fn assert_listings_agree(store: &rollscope::store::Store, when: &str) {
 fn listings_by_label_outcome_and_queue_follow_labels_replacements_and_deletions() {
     let dir = tempfile::tempdir().unwrap();
     let (store, trajectories) = filled(&dir.path().join("store"), 80);
+    let some = Filter {
+        full_text: Some(SEARCHES[1].into()),
+        ..Filter::default()
+    };
+    assert!((1..80).contains(&store.count(&some).unwrap()), "{some:?}");
     assert_listings_agree(&store, "as imported");
     let queue = Filter {
         unlabelled_failures: true,
