@@ -45,3 +45,29 @@ pub fn release_free_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Hands free memory back at most once per `every` while a long job allocates and frees in
+/// bursts (a search index build: the store's records, tantivy's segments and merges), so
+/// the process's footprint follows what it holds, not the sum of what its threads freed.
+pub struct PeriodicRelease {
+    every: std::time::Duration,
+    last: std::time::Instant,
+}
+
+impl PeriodicRelease {
+    /// Starts the clock: the first release comes `every` from now.
+    pub fn every(every: std::time::Duration) -> Self {
+        Self {
+            every,
+            last: std::time::Instant::now(),
+        }
+    }
+
+    /// Releases free memory when `every` has passed since the last release.
+    pub fn tick(&mut self) {
+        if self.last.elapsed() >= self.every {
+            release_free_memory();
+            self.last = std::time::Instant::now();
+        }
+    }
+}

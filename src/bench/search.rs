@@ -1,17 +1,18 @@
 //! The search benchmark: building the full-text index over a generated store (time, size),
 //! query latency (p50/p95) for a word, a phrase and a field query, what keeping the index in
 //! step costs an import (interleaved pairs, the median of the on/off ratios), and how long
-//! the first search after an import waits for the index to take it in.
+//! the first search after an import waits for the index to take it in; then, when given the
+//! executable, the same rebuild in a session server, with the server's peak memory.
 
 use super::BenchProgress;
 use super::quantiles::{median, percentile};
 use super::store::{StoreBenchOptions, write_synthetic};
 use crate::formats::ImportOptions;
 use crate::ingest;
-use crate::store::{Store, StoreOptions};
+use crate::store::{ServerLauncher, Store, StoreOptions};
 use anyhow::Context;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The queries timed, by what they exercise.
@@ -31,6 +32,22 @@ pub struct SearchBenchOptions {
     pub repeats: usize,
     /// Import pairs (indexing on, indexing off), in alternating order.
     pub pairs: usize,
+    /// The `rollscope` executable that rebuilds the index in a session server (none: that
+    /// figure is skipped).
+    pub server: Option<PathBuf>,
+}
+
+/// The index rebuilt by a session server, as after an import or with `search/` deleted.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerRebuild {
+    /// Seconds from asking for the rebuild to its commit.
+    pub seconds: f64,
+    /// The server's resident memory after it, bytes (Linux).
+    pub rss_bytes: Option<u64>,
+    /// The server's peak resident memory, start-up and rebuild, bytes (Linux).
+    pub peak_bytes: Option<u64>,
+    /// Trajectories the word in every trajectory finds after it (all, when it is whole).
+    pub every_trajectory_hits: usize,
 }
 
 /// Latency of one query.
@@ -70,6 +87,8 @@ pub struct SearchBenchReport {
     pub import_off_seconds: Vec<f64>,
     /// Median of the per-pair ratios on/off: 1.15 is 15% slower with the index.
     pub import_cost_ratio: f64,
+    /// The rebuild in a session server, when the executable was given.
+    pub server_rebuild: Option<ServerRebuild>,
 }
 
 /// Generates a store of `options.store.count` trajectories and measures the index on it.
@@ -113,8 +132,14 @@ pub fn bench_search(
         .iter()
         .map(|(what, query)| time_query(&store, what, query, options.repeats))
         .collect::<anyhow::Result<_>>()?;
+    let trajectories = store.trajectory_count();
+    drop(store);
+    let server_rebuild = match &options.server {
+        Some(executable) => Some(server_rebuild(&store_dir, executable, progress)?),
+        None => None,
+    };
     Ok(SearchBenchReport {
-        trajectories: store.trajectory_count(),
+        trajectories,
         build_seconds,
         catch_up_seconds,
         index_bytes,
@@ -123,6 +148,31 @@ pub fn bench_search(
         import_on_seconds: on,
         import_off_seconds: off,
         import_cost_ratio,
+        server_rebuild,
+    })
+}
+
+/// Starts a session server on the store and has it rebuild the index, timed, with its memory.
+fn server_rebuild(
+    store_dir: &Path,
+    executable: &Path,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<ServerRebuild> {
+    progress(BenchProgress::Note(
+        "rebuilding the index in a session server".into(),
+    ));
+    let store = Store::connect(store_dir, ServerLauncher::rollscope(executable))?;
+    let started = Instant::now();
+    store.rebuild_text_index()?;
+    let seconds = started.elapsed().as_secs_f64();
+    let (rss_bytes, peak_bytes) = store
+        .server_pid()
+        .map_or((None, None), super::process_memory);
+    Ok(ServerRebuild {
+        seconds,
+        rss_bytes,
+        peak_bytes,
+        every_trajectory_hits: store.search_text(QUERIES[1].1)?.len(),
     })
 }
 
@@ -199,6 +249,7 @@ mod tests {
             },
             repeats: 3,
             pairs: 1,
+            server: None,
         };
         let report = bench_search(&options, &mut |_| {}).unwrap();
         assert_eq!(report.trajectories, 60);
@@ -214,5 +265,6 @@ mod tests {
             (1, 1)
         );
         assert!(report.import_cost_ratio > 0.0);
+        assert!(report.server_rebuild.is_none());
     }
 }

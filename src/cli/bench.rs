@@ -78,7 +78,7 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
             print(json, &report, bench_print::store)
         }
         BenchCommand::Search(args) => {
-            let report = bench::bench_search(&args.options(), &mut progress_bars(PLAIN_BARS))?;
+            let report = bench::bench_search(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
             print(json, &report, bench_print::search)
         }
         BenchCommand::Session(args) => {

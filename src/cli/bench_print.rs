@@ -158,6 +158,14 @@ pub fn search(report: &SearchBenchReport) {
         seconds(&report.import_on_seconds),
         seconds(&report.import_off_seconds)
     );
+    if let Some(rebuild) = &report.server_rebuild {
+        println!(
+            "  rebuild in a server       {:>10.2} s               (the server's peak {}, {} after; goal ≤ 300 MiB)",
+            rebuild.seconds,
+            rebuild.peak_bytes.map_or("unknown".into(), output::bytes),
+            rebuild.rss_bytes.map_or("unknown".into(), output::bytes),
+        );
+    }
 }
 
 /// `bench export` as text.

@@ -47,16 +47,17 @@ pub struct SearchBenchArgs {
 }
 
 impl SearchBenchArgs {
-    /// The benchmark options these flags ask for.
-    pub fn options(&self) -> SearchBenchOptions {
-        SearchBenchOptions {
+    /// The benchmark options these flags ask for; this executable serves the server rebuild.
+    pub fn options(&self) -> anyhow::Result<SearchBenchOptions> {
+        Ok(SearchBenchOptions {
             store: StoreBenchOptions {
                 count: self.count,
                 trace_tokens: self.trace_tokens,
             },
             repeats: self.repeats,
             pairs: self.pairs,
-        }
+            server: Some(std::env::current_exe()?),
+        })
     }
 }
 

@@ -12,14 +12,19 @@ use super::search::{self, IndexCommit, TextIndex};
 use super::text_journal::{self, Replay};
 use super::write::{entry_in, record_in};
 use super::{StoreError, StoreResult, keys};
+use crate::allocator::PeriodicRelease;
 use crate::trajectory::{Trajectory, TrajectoryId};
 use std::ops::Bound;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 /// Trajectories read per chunk (entries under the write lock, then records without it).
 const CHUNK: usize = 256;
+
+/// How often a long catch-up or rebuild hands the memory its threads freed back.
+const RELEASE_EVERY: Duration = Duration::from_secs(1);
 
 /// `TextShared::committed` when the index holds no commit of a generation.
 const NO_GENERATION: u64 = u64::MAX;
@@ -152,6 +157,7 @@ impl TextShared {
         index.delete(&stale)?;
         let ids: Vec<TrajectoryId> = replay.into_keys().collect();
         let mut read_through = generation;
+        let mut release = PeriodicRelease::every(RELEASE_EVERY);
         for chunk in ids.chunks(CHUNK) {
             if stop.load(Ordering::Relaxed) {
                 return Ok(Progress::Stopped);
@@ -168,6 +174,7 @@ impl TextShared {
             };
             read_through = read_through.max(seen);
             index.add(&self.records(&entries)?)?;
+            release.tick();
         }
         self.commit(index, generation, read_through)
     }
@@ -180,6 +187,7 @@ impl TextShared {
         index.clear()?;
         let mut read_through = generation;
         let mut after = None;
+        let mut release = PeriodicRelease::every(RELEASE_EVERY);
         loop {
             if stop.load(Ordering::Relaxed) {
                 return Ok(Progress::Stopped);
@@ -190,6 +198,7 @@ impl TextShared {
             };
             read_through = read_through.max(seen);
             index.add(&self.records(&entries)?)?;
+            release.tick();
             after = Some(last);
         }
         self.commit(index, generation, read_through)

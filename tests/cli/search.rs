@@ -1,5 +1,6 @@
 //! `rollscope list --text` on a session imported from a real ShareGPT tool-calling file:
-//! words only a tool result holds, phrases, field queries, a malformed search, and a delete.
+//! words only a tool result holds, phrases, field queries, a malformed search, and a delete;
+//! and `bench search` rebuilding a generated store's index in a session server.
 
 use super::{rollscope, stdout};
 
@@ -59,4 +60,32 @@ fn list_text_searches_messages_tool_calls_and_results() {
         "a deleted trajectory leaves no hit"
     );
     assert_eq!(found(&sessions, "role:tool").len(), 7);
+}
+
+#[test]
+fn bench_search_rebuilds_the_index_in_a_session_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let report: serde_json::Value = serde_json::from_str(&stdout(rollscope(dir.path()).args([
+        "--json",
+        "bench",
+        "search",
+        "--count",
+        "40",
+        "--trace-tokens",
+        "20",
+        "--repeats",
+        "2",
+        "--pairs",
+        "1",
+    ])))
+    .unwrap();
+    let rebuild = &report["server_rebuild"];
+    assert_eq!(rebuild["every_trajectory_hits"], report["trajectories"]);
+    assert_eq!(report["trajectories"], 40);
+    assert!(rebuild["seconds"].as_f64().unwrap() > 0.0, "{rebuild}");
+    let peak = rebuild["peak_bytes"].as_u64().unwrap();
+    assert!(
+        peak >= rebuild["rss_bytes"].as_u64().unwrap() && peak > 0,
+        "{rebuild}"
+    );
 }

@@ -16,7 +16,7 @@ use crate::trajectory::{Trajectory, TrajectoryId};
 use collect::DistinctValues;
 use documents::Fields;
 use std::path::{Path, PathBuf};
-use tantivy::indexer::UserOperation;
+use tantivy::indexer::{IndexWriterOptions, LogMergePolicy, UserOperation};
 use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
@@ -26,6 +26,11 @@ pub const INDEX_FOLDER: &str = "search";
 
 /// The indexing memory budget: tantivy's minimum for its one indexing thread, doubled.
 const WRITER_BUDGET_BYTES: usize = 32 * 1024 * 1024;
+
+/// Segments with more documents than this are left as they are: a bulk build's segments
+/// (about 300k short messages each at the budget above) are never merged again, and the
+/// small segments of later commits merge up to this size.
+const MERGE_DOCS_AT_MOST: usize = 100_000;
 
 /// What a search can fail on; callers match `BadQuery` to show it as the user's mistake.
 #[derive(Debug, thiserror::Error)]
@@ -137,10 +142,20 @@ impl TextIndex {
 
     fn writer(&mut self) -> Result<&mut IndexWriter<TantivyDocument>, SearchError> {
         if self.writer.is_none() {
+            // One merge at a time: concurrent merges each hold their segments' buffers.
             let writer = self
                 .index
-                .writer_with_num_threads(1, WRITER_BUDGET_BYTES)
+                .writer_with_options(
+                    IndexWriterOptions::builder()
+                        .num_worker_threads(1)
+                        .memory_budget_per_thread(WRITER_BUDGET_BYTES)
+                        .num_merge_threads(1)
+                        .build(),
+                )
                 .map_err(|error| index_error(&self.path, error))?;
+            let mut policy = LogMergePolicy::default();
+            policy.set_max_docs_before_merge(MERGE_DOCS_AT_MOST);
+            writer.set_merge_policy(Box::new(policy));
             self.writer = Some(writer);
         }
         Ok(self.writer.as_mut().expect("the writer was just opened"))
@@ -156,8 +171,7 @@ impl TextIndex {
         self.run(operations)
     }
 
-    /// Hands operations to the indexing thread as one group (one message, not one per
-    /// document: the thread's wake-ups cost more than the indexing).
+    /// Hands operations to the indexing thread as one group (the deletes of a catch-up).
     fn run(&mut self, operations: Vec<UserOperation>) -> Result<(), SearchError> {
         if operations.is_empty() {
             return Ok(());
@@ -186,15 +200,22 @@ impl TextIndex {
         self.committed = last_commit(&self.index).ok().flatten();
     }
 
-    /// Adds trajectories' documents (not committed).
+    /// Adds trajectories' documents (not committed), one message to the indexing thread per
+    /// document: its queue holds at most 10,000 messages, so this bounds what waits there
+    /// while it writes a segment out.
     pub fn add(&mut self, trajectories: &[Trajectory]) -> Result<(), SearchError> {
         let fields = self.fields;
-        let operations = trajectories
+        let path = self.path.clone();
+        let writer = self.writer()?;
+        for document in trajectories
             .iter()
             .flat_map(|trajectory| fields.documents(trajectory))
-            .map(UserOperation::Add)
-            .collect();
-        self.run(operations)
+        {
+            writer
+                .add_document(document)
+                .map_err(|error| index_error(&path, error))?;
+        }
+        Ok(())
     }
 
     /// Commits what was added, recording `commit`, and makes it visible to searches.
