@@ -26,7 +26,8 @@ pub enum BenchCommand {
     /// generated store of 100k trajectories.
     Store(StoreBenchArgs),
     /// The full-text index on a generated store: build time and size, query p50/p95 for a
-    /// word, a phrase and a field query, and its cost on import throughput.
+    /// word, a phrase and a field query, its cost on import throughput, and the same rebuild
+    /// in a session server (its time and the server's peak memory).
     Search(SearchBenchArgs),
     /// The session server against in-process calls (list, show, a label round trip, as
     /// ratios), write-to-visible latency from one client to another, the server's memory.

@@ -182,6 +182,8 @@ impl LocalStore {
             }
             enough.is_none_or(|enough| rows.len() < enough)
         };
+        // A label or a search narrows the rows to read; an outcome or the queue alone reads
+        // every block in order.
         let candidates = if filter.label.is_some() || filter.full_text.is_some() {
             self.candidates(filter)?
         } else {

@@ -161,21 +161,17 @@ impl TextIndex {
         Ok(self.writer.as_mut().expect("the writer was just opened"))
     }
 
-    /// Deletes every document of these trajectories (not committed).
+    /// Deletes every document of these trajectories (not committed), handed to the indexing
+    /// thread as one group.
     pub fn delete(&mut self, ids: &[TrajectoryId]) -> Result<(), SearchError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
         let fields = self.fields;
-        let operations = ids
+        let operations: Vec<_> = ids
             .iter()
             .map(|id| UserOperation::Delete(fields.trajectory_term(id.0)))
             .collect();
-        self.run(operations)
-    }
-
-    /// Hands operations to the indexing thread as one group (the deletes of a catch-up).
-    fn run(&mut self, operations: Vec<UserOperation>) -> Result<(), SearchError> {
-        if operations.is_empty() {
-            return Ok(());
-        }
         let path = self.path.clone();
         self.writer()?
             .run(operations)
