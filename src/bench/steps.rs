@@ -3,7 +3,9 @@
 //! them and take their medians.
 
 use super::BenchProgress;
-use crate::model::{Decoder, Network, Qwen, SamplingParams, TokenBatch, next_token_log_probs};
+use crate::model::{
+    Decoder, Network, Qwen, SamplingParams, TokenBatch, next_token_log_probs, on_pool,
+};
 use crate::train::loss::{ObjectiveConfig, ObjectiveInputs, UpdateTotals, grpo_objective};
 use crate::train::optim::AdamW;
 use candle_core::Tensor;
@@ -77,9 +79,11 @@ pub fn time_train_step(
     batch: &TokenBatch,
 ) -> anyhow::Result<Timing> {
     timed(|| {
-        let loss = next_token_log_probs(model, batch, 1.0)?.mean_all()?.neg()?;
-        optimizer.step(&loss.backward()?, 1e-4)?;
-        Ok(())
+        on_pool(|| {
+            let loss = next_token_log_probs(model, batch, 1.0)?.mean_all()?.neg()?;
+            optimizer.step(&loss.backward()?, 1e-4)?;
+            Ok(())
+        })
     })
 }
 
@@ -104,25 +108,27 @@ pub fn time_grpo_step(
     inputs: &GrpoInputs<'_>,
 ) -> anyhow::Result<Timing> {
     timed(|| {
-        let reference = next_token_log_probs(inputs.reference, batch, 1.0)?;
-        let policy = next_token_log_probs(model, batch, 1.0)?;
-        let behaviour = policy.detach();
-        let objective = grpo_objective(
-            &ObjectiveInputs {
-                logprobs: &policy,
-                old_logprobs: &behaviour,
-                ref_logprobs: Some(&reference),
-                mask: inputs.mask,
-                advantages: inputs.advantages,
-                totals: UpdateTotals::of_mask(inputs.mask)?,
-            },
-            &ObjectiveConfig {
-                beta: 0.04,
-                ..ObjectiveConfig::default()
-            },
-        )?;
-        optimizer.step(&objective.loss.backward()?, 1e-4)?;
-        Ok(())
+        on_pool(|| {
+            let reference = next_token_log_probs(inputs.reference, batch, 1.0)?;
+            let policy = next_token_log_probs(model, batch, 1.0)?;
+            let behaviour = policy.detach();
+            let objective = grpo_objective(
+                &ObjectiveInputs {
+                    logprobs: &policy,
+                    old_logprobs: &behaviour,
+                    ref_logprobs: Some(&reference),
+                    mask: inputs.mask,
+                    advantages: inputs.advantages,
+                    totals: UpdateTotals::of_mask(inputs.mask)?,
+                },
+                &ObjectiveConfig {
+                    beta: 0.04,
+                    ..ObjectiveConfig::default()
+                },
+            )?;
+            optimizer.step(&objective.loss.backward()?, 1e-4)?;
+            Ok(())
+        })
     })
 }
 

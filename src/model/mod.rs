@@ -42,6 +42,7 @@ mod linear;
 mod llama;
 mod logprobs;
 mod network;
+mod pool;
 mod prefix_cache;
 mod pyjson;
 mod qwen;
@@ -67,6 +68,7 @@ pub use logprobs::{
     NextTokenStats, entropy, next_token_log_probs, next_token_stats, token_log_probs,
 };
 pub use network::{Network, SequenceCache};
+pub use pool::on_pool;
 pub use prefix_cache::DEFAULT_PREFIX_CACHE_TOKENS;
 pub use pyjson::{DumpOptions, dumps as python_json_dumps};
 pub use qwen::{Qwen, Segment};

@@ -4,6 +4,7 @@
 use super::error::{ModelError, Result};
 use super::kv_cache::SequenceKv;
 use super::llama::{LlamaCache, LlamaNet};
+use super::pool::on_pool;
 use super::qwen::{Qwen, Segment};
 
 /// A causal language model that can extend sequences through their caches.
@@ -67,25 +68,27 @@ impl Network {
     /// Runs each sequence's new tokens through the model, appending them to its cache, and
     /// returns the logits (f32) after each sequence's last new token.
     pub fn extend(&self, work: Vec<(&[u32], &mut SequenceCache)>) -> Result<Vec<Vec<f32>>> {
-        match self {
-            Self::Qwen(model) => {
-                let mut segments = work
+        on_pool(|| -> Result<Vec<Vec<f32>>> {
+            match self {
+                Self::Qwen(model) => {
+                    let mut segments = work
+                        .into_iter()
+                        .map(|(tokens, cache)| match cache {
+                            SequenceCache::Qwen(cache) => Ok(Segment { tokens, cache }),
+                            SequenceCache::Llama(_) => Err(mismatched_cache()),
+                        })
+                        .collect::<Result<Vec<_>>>()?;
+                    Ok(model.forward_packed(&mut segments)?.to_vec2()?)
+                }
+                Self::Llama(model) => work
                     .into_iter()
                     .map(|(tokens, cache)| match cache {
-                        SequenceCache::Qwen(cache) => Ok(Segment { tokens, cache }),
-                        SequenceCache::Llama(_) => Err(mismatched_cache()),
+                        SequenceCache::Llama(cache) => model.forward(tokens, cache),
+                        SequenceCache::Qwen(_) => Err(mismatched_cache()),
                     })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(model.forward_packed(&mut segments)?.to_vec2()?)
+                    .collect(),
             }
-            Self::Llama(model) => work
-                .into_iter()
-                .map(|(tokens, cache)| match cache {
-                    SequenceCache::Llama(cache) => model.forward(tokens, cache),
-                    SequenceCache::Qwen(_) => Err(mismatched_cache()),
-                })
-                .collect(),
-        }
+        })
     }
 }
 

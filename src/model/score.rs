@@ -5,6 +5,7 @@ use super::batch::{Padding, TokenBatch};
 use super::error::{ModelError, Result};
 use super::language_model::LanguageModel;
 use super::logprobs::next_token_log_probs;
+use super::pool::on_pool;
 use crate::trajectory::Trajectory;
 use serde::Serialize;
 use serde_json::Value;
@@ -107,7 +108,7 @@ pub fn score_trajectory(
             0,
             model.device(),
         )?;
-        let all: Vec<f32> = next_token_log_probs(qwen, &batch, temperature)?
+        let all: Vec<f32> = on_pool(|| next_token_log_probs(qwen, &batch, temperature))?
             .squeeze(0)?
             .to_dtype(candle_core::DType::F32)?
             .to_vec1()?;

@@ -7,7 +7,9 @@ use super::error::{Result, TrainError};
 use super::grpo_batch::{GrpoBatch, GrpoBatches, GrpoSample};
 use super::loss::{ObjectiveConfig, ObjectiveInputs, ObjectiveStats, grpo_objective};
 use super::trainer::Trainer;
-use crate::model::{LanguageModel, LoadOptions, Qwen, next_token_log_probs, next_token_stats};
+use crate::model::{
+    LanguageModel, LoadOptions, Qwen, next_token_log_probs, next_token_stats, on_pool,
+};
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Tensor};
 use serde::{Deserialize, Serialize};
@@ -99,18 +101,20 @@ impl Trainer {
         reference: Option<&Qwen>,
         config: &GrpoConfig,
     ) -> Result<PreparedGrpo<'a>> {
-        if config.objective.beta != 0.0 && reference.is_none() {
-            return Err(TrainError::config(
-                "beta",
-                "β > 0 needs a reference policy (Trainer::reference_policy)",
-            ));
-        }
-        let parts = batches
-            .micro
-            .iter()
-            .map(|batch| self.fixed_log_probs(batch, reference, config))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(PreparedGrpo { batches, parts })
+        on_pool(|| -> Result<PreparedGrpo<'a>> {
+            if config.objective.beta != 0.0 && reference.is_none() {
+                return Err(TrainError::config(
+                    "beta",
+                    "β > 0 needs a reference policy (Trainer::reference_policy)",
+                ));
+            }
+            let parts = batches
+                .micro
+                .iter()
+                .map(|batch| self.fixed_log_probs(batch, reference, config))
+                .collect::<Result<Vec<_>>>()?;
+            Ok(PreparedGrpo { batches, parts })
+        })
     }
 
     fn fixed_log_probs(
@@ -154,54 +158,56 @@ impl Trainer {
         prepared: &PreparedGrpo<'_>,
         config: &GrpoConfig,
     ) -> Result<(GrpoIteration, GradStore)> {
-        let totals = prepared.batches.totals;
-        let mut sum = GradStore::default();
-        let (mut loss, mut entropy, mut kl) = (0.0, 0.0, 0.0);
-        let (mut low, mut high, mut region) = (0.0, 0.0, 0.0);
-        for (batch, fixed) in prepared.batches.micro.iter().zip(&prepared.parts) {
-            let stats = next_token_stats(self.policy()?, &batch.tokens, config.temperature)?;
-            let dtype = stats.log_probs.dtype();
-            let (mask, _, advantages) = batch.in_dtype(dtype)?;
-            let old = fixed.old_logprobs.to_dtype(dtype)?;
-            let reference = match &fixed.ref_logprobs {
-                Some(logprobs) => Some(logprobs.to_dtype(dtype)?),
-                None => None,
-            };
-            let objective = grpo_objective(
-                &ObjectiveInputs {
-                    logprobs: &stats.log_probs,
-                    old_logprobs: &old,
-                    ref_logprobs: reference.as_ref(),
-                    mask: &mask,
-                    advantages: &advantages,
-                    totals,
+        on_pool(|| -> Result<(GrpoIteration, GradStore)> {
+            let totals = prepared.batches.totals;
+            let mut sum = GradStore::default();
+            let (mut loss, mut entropy, mut kl) = (0.0, 0.0, 0.0);
+            let (mut low, mut high, mut region) = (0.0, 0.0, 0.0);
+            for (batch, fixed) in prepared.batches.micro.iter().zip(&prepared.parts) {
+                let stats = next_token_stats(self.policy()?, &batch.tokens, config.temperature)?;
+                let dtype = stats.log_probs.dtype();
+                let (mask, _, advantages) = batch.in_dtype(dtype)?;
+                let old = fixed.old_logprobs.to_dtype(dtype)?;
+                let reference = match &fixed.ref_logprobs {
+                    Some(logprobs) => Some(logprobs.to_dtype(dtype)?),
+                    None => None,
+                };
+                let objective = grpo_objective(
+                    &ObjectiveInputs {
+                        logprobs: &stats.log_probs,
+                        old_logprobs: &old,
+                        ref_logprobs: reference.as_ref(),
+                        mask: &mask,
+                        advantages: &advantages,
+                        totals,
+                    },
+                    &config.objective,
+                )?;
+                entropy += masked_sum(&stats.entropy.detach(), &mask)?;
+                loss += objective.loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+                let part = objective.stats;
+                kl += part.mean_kl * batch.len() as f64;
+                low += part.clip_low * part.tokens;
+                high += part.clip_high * part.tokens;
+                region += part.clip_region * part.tokens;
+                self.add_gradients(&mut sum, &objective.loss.backward()?)?;
+            }
+            let tokens = totals.tokens as f64;
+            let share = |count: f64| if tokens > 0.0 { count / tokens } else { 0.0 };
+            let iteration = GrpoIteration {
+                loss,
+                objective: ObjectiveStats {
+                    clip_low: share(low),
+                    clip_high: share(high),
+                    clip_region: share(region),
+                    mean_kl: kl / totals.samples.max(1) as f64,
+                    tokens,
                 },
-                &config.objective,
-            )?;
-            entropy += masked_sum(&stats.entropy.detach(), &mask)?;
-            loss += objective.loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
-            let part = objective.stats;
-            kl += part.mean_kl * batch.len() as f64;
-            low += part.clip_low * part.tokens;
-            high += part.clip_high * part.tokens;
-            region += part.clip_region * part.tokens;
-            self.add_gradients(&mut sum, &objective.loss.backward()?)?;
-        }
-        let tokens = totals.tokens as f64;
-        let share = |count: f64| if tokens > 0.0 { count / tokens } else { 0.0 };
-        let iteration = GrpoIteration {
-            loss,
-            objective: ObjectiveStats {
-                clip_low: share(low),
-                clip_high: share(high),
-                clip_region: share(region),
-                mean_kl: kl / totals.samples.max(1) as f64,
-                tokens,
-            },
-            entropy: share(entropy),
-            ..GrpoIteration::default()
-        };
-        Ok((iteration, sum))
+                entropy: share(entropy),
+                ..GrpoIteration::default()
+            };
+            Ok((iteration, sum))
+        })
     }
 
     /// One iteration on a prepared update: the micro-batches' forwards and backwards, then

@@ -4,7 +4,7 @@
 use super::bucket::micro_batches;
 use super::error::{Result, TrainError};
 use super::trainer::Trainer;
-use crate::model::{EncodedChat, Padding, Qwen, TokenBatch, token_log_probs};
+use crate::model::{EncodedChat, Padding, Qwen, TokenBatch, on_pool, token_log_probs};
 use crate::trajectory::TokenTrace;
 use candle_core::backprop::GradStore;
 use candle_core::{D, DType, Tensor};
@@ -158,33 +158,37 @@ impl Trainer {
         examples: &[&SftExample],
         micro_batch_tokens: usize,
     ) -> Result<SftFigures> {
-        let total: usize = examples.iter().map(|e| e.trained_tokens()).sum();
-        let lengths: Vec<usize> = examples.iter().map(|e| e.len()).collect();
-        let mut sum = GradStore::default();
-        let (mut figures, mut correct) = (SftFigures::default(), 0.0);
-        for part in micro_batches(&lengths, micro_batch_tokens) {
-            let part: Vec<&SftExample> = part.iter().map(|&i| examples[i]).collect();
-            let forward = sft_forward(self.policy()?, &part, self.pad_id(), total)?;
-            figures.loss += forward.figures.loss;
-            figures.tokens += forward.figures.tokens;
-            figures.padded_tokens += forward.figures.padded_tokens;
-            correct += forward.correct;
-            self.add_gradients(&mut sum, &forward.loss.backward()?)?;
-        }
-        let applied = self.apply_gradients(sum)?;
-        Ok(SftFigures {
-            token_accuracy: correct / total.max(1) as f64,
-            grad_norm: applied.grad_norm,
-            learning_rate: applied.learning_rate,
-            ..figures
+        on_pool(|| -> Result<SftFigures> {
+            let total: usize = examples.iter().map(|e| e.trained_tokens()).sum();
+            let lengths: Vec<usize> = examples.iter().map(|e| e.len()).collect();
+            let mut sum = GradStore::default();
+            let (mut figures, mut correct) = (SftFigures::default(), 0.0);
+            for part in micro_batches(&lengths, micro_batch_tokens) {
+                let part: Vec<&SftExample> = part.iter().map(|&i| examples[i]).collect();
+                let forward = sft_forward(self.policy()?, &part, self.pad_id(), total)?;
+                figures.loss += forward.figures.loss;
+                figures.tokens += forward.figures.tokens;
+                figures.padded_tokens += forward.figures.padded_tokens;
+                correct += forward.correct;
+                self.add_gradients(&mut sum, &forward.loss.backward()?)?;
+            }
+            let applied = self.apply_gradients(sum)?;
+            Ok(SftFigures {
+                token_accuracy: correct / total.max(1) as f64,
+                grad_norm: applied.grad_norm,
+                learning_rate: applied.learning_rate,
+                ..figures
+            })
         })
     }
 
     /// The SFT loss and token accuracy of a batch under the current weights, no update.
     pub fn sft_loss(&self, examples: &[&SftExample]) -> Result<SftFigures> {
-        let policy = self.policy()?.detached();
-        let total = examples.iter().map(|e| e.trained_tokens()).sum();
-        Ok(sft_forward(&policy, examples, self.pad_id(), total)?.figures)
+        on_pool(|| -> Result<SftFigures> {
+            let policy = self.policy()?.detached();
+            let total = examples.iter().map(|e| e.trained_tokens()).sum();
+            Ok(sft_forward(&policy, examples, self.pad_id(), total)?.figures)
+        })
     }
 
     /// The id padding slots hold (never attended to nor trained on).

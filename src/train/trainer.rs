@@ -6,7 +6,7 @@ use super::error::{Result, TrainError};
 use super::lora::{LoraAdapters, LoraConfig};
 use super::optim::{AdamW, AdamWConfig, clip_grad_norm};
 use super::schedule::LrSchedule;
-use crate::model::{LanguageModel, Qwen};
+use crate::model::{LanguageModel, Qwen, on_pool};
 use candle_core::Var;
 use candle_core::backprop::GradStore;
 use serde::{Deserialize, Serialize};
@@ -200,16 +200,18 @@ impl Trainer {
 
     /// Clips `grads` to `max_grad_norm` and takes one AdamW step at the scheduled rate.
     pub fn apply_gradients(&mut self, mut grads: GradStore) -> Result<Applied> {
-        let vars: Vec<&Var> = self.trainable.iter().collect();
-        let grad_norm = clip_grad_norm(&mut grads, &vars, self.config.max_grad_norm)?;
-        if !grad_norm.is_finite() {
-            return Err(TrainError::NonFiniteGradient { grad_norm });
-        }
-        let learning_rate = self.learning_rate();
-        self.optimizer.step(&grads, learning_rate)?;
-        Ok(Applied {
-            grad_norm,
-            learning_rate,
+        on_pool(|| -> Result<Applied> {
+            let vars: Vec<&Var> = self.trainable.iter().collect();
+            let grad_norm = clip_grad_norm(&mut grads, &vars, self.config.max_grad_norm)?;
+            if !grad_norm.is_finite() {
+                return Err(TrainError::NonFiniteGradient { grad_norm });
+            }
+            let learning_rate = self.learning_rate();
+            self.optimizer.step(&grads, learning_rate)?;
+            Ok(Applied {
+                grad_norm,
+                learning_rate,
+            })
         })
     }
 

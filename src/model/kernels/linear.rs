@@ -5,7 +5,7 @@
 
 use super::float::KernelFloat;
 use super::gemm::{MatRef, new_product};
-use super::{host_slice, host_view};
+use super::host_view;
 use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
 
 /// `x·weightᵀ` for `x [rows, in]` and `weight [out, in]`: `[rows, out]`, differentiable in
@@ -55,14 +55,15 @@ fn backward<F: KernelFloat>(
 ) -> Result<(Tensor, Option<Tensor>)> {
     let (rows, in_dim) = x.dims2()?;
     let (out_dim, _) = weight.dims2()?;
-    let dy: Vec<F> = host_slice(grad)?;
+    let grad = grad.contiguous()?;
+    let (dy_storage, dy_layout) = grad.storage_and_layout();
     let (x_storage, x_layout) = x.storage_and_layout();
     let (w_storage, w_layout) = weight.storage_and_layout();
     let (x_values, w_values) = (
         host_view::<F>(&x_storage, x_layout)?,
         host_view::<F>(&w_storage, w_layout)?,
     );
-    let dy = MatRef::rows(&dy, rows, out_dim);
+    let dy = MatRef::rows(host_view::<F>(&dy_storage, dy_layout)?, rows, out_dim);
     let dx = new_product(dy, MatRef::rows(w_values, out_dim, in_dim));
     let dw = if weight.track_op() {
         let dw = new_product(dy.t(), MatRef::rows(x_values, rows, in_dim));

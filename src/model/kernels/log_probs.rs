@@ -157,7 +157,7 @@ impl RowOp {
         if saved.len() != offsets.len() || grad.len() != offsets.len() {
             candle_core::bail!("log-prob kernel: backward before forward");
         }
-        let mut out = vec![F::zero(); offsets.len() * width];
+        let mut out = super::parallel_zeros::<F>(offsets.len() * width);
         let per_task = rows_per_task(width);
         out.par_chunks_mut(per_task * width)
             .enumerate()

@@ -5,7 +5,7 @@
 
 use super::float::KernelFloat;
 use super::gemm::{MatMut, MatRef, matmul_parallel, new_product};
-use super::{Isa, host_slice, host_view, reshaped};
+use super::{Isa, host_view, parallel_zeros, reshaped};
 use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -90,7 +90,7 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
         let input = MatRef::rows(x, rows, hidden);
         let gate = new_product(input, MatRef::rows(gate_w, inner, hidden).t());
         let up = new_product(input, MatRef::rows(up_w, inner, hidden).t());
-        let mut out = vec![F::zero(); rows * inner];
+        let mut out = parallel_zeros::<F>(rows * inner);
         out.par_chunks_mut(CHUNK)
             .zip(gate.par_chunks(CHUNK).zip(up.par_chunks(CHUNK)))
             .for_each(|(out, (gate, up))| F::silu_mul(self.isa, gate, up, out));
@@ -112,15 +112,17 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
         };
         let (rows, hidden) = x.dims2()?;
         let (inner, _) = gate_w.dims2()?;
-        let dy: Vec<F> = host_slice(grad)?;
+        let grad = grad.contiguous()?;
+        let (dy_storage, dy_layout) = grad.storage_and_layout();
+        let dy = host_view::<F>(&dy_storage, dy_layout)?;
         let (x_storage, x_layout) = x.storage_and_layout();
         let (gate_storage, gate_layout) = gate_w.storage_and_layout();
         let (up_storage, up_layout) = up_w.storage_and_layout();
         let x_values = host_view::<F>(&x_storage, x_layout)?;
         let gate_values = host_view::<F>(&gate_storage, gate_layout)?;
         let up_values = host_view::<F>(&up_storage, up_layout)?;
-        let mut d_gate = vec![F::zero(); rows * inner];
-        let mut d_up = vec![F::zero(); rows * inner];
+        let mut d_gate = parallel_zeros::<F>(rows * inner);
+        let mut d_up = parallel_zeros::<F>(rows * inner);
         d_gate
             .par_chunks_mut(CHUNK)
             .zip(d_up.par_chunks_mut(CHUNK))

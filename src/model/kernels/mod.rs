@@ -38,6 +38,7 @@ pub use small_matmul::{MAX_FEW_ROWS, few_rows_linear, few_rows_swiglu};
 pub use swiglu::swiglu;
 
 use candle_core::{CpuStorage, DType, Device, Layout, Result, Storage, Tensor};
+use rayon::prelude::*;
 
 /// The instruction set the hand-written loops use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -215,6 +216,18 @@ fn contiguous_part<'a, T: candle_core::WithDType>(
         candle_core::bail!("a host kernel needs a contiguous tensor");
     };
     Ok(&T::cpu_storage_as_slice(storage)?[start..end])
+}
+
+/// `len` zeros, written by the thread pool a chunk per task: a large buffer zeroed on one
+/// thread is a pass over memory that the other threads wait for.
+fn parallel_zeros<F: float::KernelFloat>(len: usize) -> Vec<F> {
+    let mut out = Vec::with_capacity(len);
+    out.spare_capacity_mut()
+        .par_chunks_mut(16_384)
+        .for_each(|chunk| chunk.fill(std::mem::MaybeUninit::new(F::zero())));
+    // SAFETY: the loop above wrote every element of the `len` reserved ones.
+    unsafe { out.set_len(len) };
+    out
 }
 
 /// Rows per parallel task for rows of `width` elements: about 16K elements each, so small
