@@ -1,10 +1,15 @@
 //! Filtering and sorting summaries, through the most selective index available.
 
 use super::summary::Summary;
+use super::write::decode_entry;
 use super::{LocalStore, SortKey, StoreResult, keys, postings};
 use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+
+/// Ids that are at least this share of the store (one in `SCAN_SHARE`) are looked up by one
+/// pass over the location index rather than one by one.
+const SCAN_SHARE: usize = 8;
 
 /// Pass or fail, as a filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -291,17 +296,7 @@ impl LocalStore {
     pub(super) fn candidates(&self, filter: &Filter) -> StoreResult<Option<BTreeSet<u64>>> {
         let mut indexed = self.indexed_candidates(filter)?;
         if let Some(ids) = &filter.ids {
-            let mut chosen = BTreeSet::new();
-            for id in ids {
-                if let Some(entry) = self.entry(*id)?
-                    && indexed
-                        .as_ref()
-                        .is_none_or(|seqs| seqs.contains(&entry.seq))
-                {
-                    chosen.insert(entry.seq);
-                }
-            }
-            indexed = Some(chosen);
+            indexed = Some(self.seqs_of(ids.clone(), indexed.as_ref())?);
         }
         let Some(query) = filter
             .full_text
@@ -310,17 +305,48 @@ impl LocalStore {
         else {
             return Ok(indexed);
         };
-        let mut found = BTreeSet::new();
-        for id in self.search_text(query)? {
-            if let Some(entry) = self.entry(id)?
-                && indexed
-                    .as_ref()
-                    .is_none_or(|seqs| seqs.contains(&entry.seq))
-            {
-                found.insert(entry.seq);
+        let found = self.search_text(query)?;
+        Ok(Some(self.seqs_of(found, indexed.as_ref())?))
+    }
+
+    /// The sequence numbers of the stored trajectories among `ids` (those in `within` only,
+    /// when given). The ids are looked up in key order: one by one when they are few, in one
+    /// pass over the location index when they are many, so a common word's million hits
+    /// cost a scan instead of a million lookups in random order.
+    fn seqs_of(
+        &self,
+        mut ids: Vec<TrajectoryId>,
+        within: Option<&BTreeSet<u64>>,
+    ) -> StoreResult<BTreeSet<u64>> {
+        ids.sort_unstable();
+        ids.dedup();
+        let wanted = |seq: &u64| within.is_none_or(|seqs| seqs.contains(seq));
+        // Gathered in id order, then sorted once: a set built from a sorted run is filled
+        // in one pass, where a million inserts in random order each search the tree.
+        let mut seqs = Vec::new();
+        if ids.len().saturating_mul(SCAN_SHARE) < self.trajectory_count() {
+            for id in ids {
+                if let Some(entry) = self.entry(id)? {
+                    seqs.push(entry.seq);
+                }
+            }
+            return Ok(seqs.into_iter().filter(wanted).collect());
+        }
+        let mut pending = ids.into_iter().peekable();
+        for item in self.db.scan_prefix([keys::LOCATION]) {
+            let (key, value) = item?;
+            let Some(id) = TrajectoryId::from_bytes(&key[1..]) else {
+                continue;
+            };
+            while pending.next_if(|&next| next < id).is_some() {}
+            if pending.next_if_eq(&id).is_some() {
+                seqs.push(decode_entry(&value, id)?.seq);
+            }
+            if pending.peek().is_none() {
+                break;
             }
         }
-        Ok(Some(found))
+        Ok(seqs.into_iter().filter(wanted).collect())
     }
 
     /// Sequence numbers from the narrowest posting-list index the filter can use.

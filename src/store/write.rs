@@ -331,15 +331,18 @@ impl LocalStore {
 
 /// The location entry of a trajectory in `db`.
 pub(super) fn entry_in(db: &sled::Db, id: TrajectoryId) -> StoreResult<Option<Entry>> {
-    let Some(bytes) = db.get(keys::location_key(id))? else {
-        return Ok(None);
-    };
-    Entry::decode(&bytes)
-        .map(Some)
-        .ok_or_else(|| StoreError::Corrupt {
-            what: format!("location of {id}"),
-            reason: "malformed entry".into(),
-        })
+    match db.get(keys::location_key(id))? {
+        Some(bytes) => decode_entry(&bytes, id).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Decodes the location entry stored for `id`.
+pub(super) fn decode_entry(bytes: &[u8], id: TrajectoryId) -> StoreResult<Entry> {
+    Entry::decode(bytes).ok_or_else(|| StoreError::Corrupt {
+        what: format!("location of {id}"),
+        reason: "malformed entry".into(),
+    })
 }
 
 /// Reads and decodes a trajectory record (without its trace) from the blob log.

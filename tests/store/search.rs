@@ -267,3 +267,51 @@ fn compaction_keeps_the_index_in_step() {
     store.put_trajectories(&fixture()[1..2]).unwrap();
     assert_eq!(ids(&store, "oranges"), [2]);
 }
+
+#[test]
+fn a_search_lists_what_it_matches_whether_its_hits_are_few_or_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let fruit = |n: u64| match n {
+        7 | 29 => "plums",
+        n if n % 4 == 0 => "pears",
+        _ => "figs",
+    };
+    // Ids fall as they are stored, so key order and stored order are opposite.
+    let id = |n: u64| 1_000 - 13 * n;
+    let episodes: Vec<Trajectory> = (0..40)
+        .map(|n| {
+            let question = format!("Sam has {n} apples and some {}.", fruit(n));
+            episode(id(n), &question, "1+1", "2", n % 3 != 0)
+        })
+        .collect();
+    store.put_trajectories(&episodes).unwrap();
+    let listed = |query: &str, outcome: Option<Outcome>| -> Vec<u64> {
+        let filter = Filter {
+            full_text: Some(query.into()),
+            outcome,
+            ..Filter::default()
+        };
+        let ids: Vec<u64> = store.ids(&filter).unwrap().iter().map(|id| id.0).collect();
+        assert_eq!(store.count(&filter).unwrap(), ids.len(), "{query}");
+        ids
+    };
+    let expected = |matches: &dyn Fn(u64) -> bool| -> Vec<u64> {
+        (0..40).filter(|&n| matches(n)).map(id).collect()
+    };
+    // Hits of all, a quarter and a twentieth of the store: the first two are looked up by
+    // a pass over the location index, the last one by one.
+    assert_eq!(listed("apples", None), expected(&|_| true));
+    assert_eq!(listed("pears", None), expected(&|n| fruit(n) == "pears"));
+    assert_eq!(listed("plums", None), [id(7), id(29)]);
+    assert_eq!(
+        listed("pears", Some(Outcome::Pass)),
+        expected(&|n| fruit(n) == "pears" && n % 3 != 0)
+    );
+    assert_eq!(listed("plums", Some(Outcome::Fail)), Vec::<u64>::new());
+    store
+        .delete_trajectories(&[TrajectoryId(id(7)), TrajectoryId(id(8))])
+        .unwrap();
+    assert_eq!(listed("plums", None), [id(29)]);
+    assert_eq!(listed("apples", None), expected(&|n| n != 7 && n != 8));
+}
