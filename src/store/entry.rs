@@ -2,6 +2,8 @@
 //! token trace lie in the blob log.
 
 use super::blobs::Location;
+use super::{StoreError, StoreResult};
+use crate::trajectory::TrajectoryId;
 
 /// The location entry of one trajectory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,5 +38,13 @@ impl Entry {
             _ => return None,
         };
         Some(Self { seq, record, trace })
+    }
+
+    /// Reads the entry stored for `id`; malformed bytes are a corrupt store.
+    pub fn stored(bytes: &[u8], id: TrajectoryId) -> StoreResult<Self> {
+        Self::decode(bytes).ok_or_else(|| StoreError::Corrupt {
+            what: format!("location of {id}"),
+            reason: "malformed entry".into(),
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! Filtering and sorting summaries, through the most selective index available.
 
+use super::entry::Entry;
 use super::summary::Summary;
-use super::write::decode_entry;
 use super::{LocalStore, SortKey, StoreResult, keys, postings};
 use crate::trajectory::{ErrorKind, LabelStatus, TrajectoryId};
 use serde::{Deserialize, Serialize};
@@ -340,7 +340,7 @@ impl LocalStore {
             };
             while pending.next_if(|&next| next < id).is_some() {}
             if pending.next_if_eq(&id).is_some() {
-                seqs.push(decode_entry(&value, id)?.seq);
+                seqs.push(Entry::stored(&value, id)?.seq);
             }
             if pending.peek().is_none() {
                 break;

@@ -332,17 +332,9 @@ impl LocalStore {
 /// The location entry of a trajectory in `db`.
 pub(super) fn entry_in(db: &sled::Db, id: TrajectoryId) -> StoreResult<Option<Entry>> {
     match db.get(keys::location_key(id))? {
-        Some(bytes) => decode_entry(&bytes, id).map(Some),
+        Some(bytes) => Entry::stored(&bytes, id).map(Some),
         None => Ok(None),
     }
-}
-
-/// Decodes the location entry stored for `id`.
-pub(super) fn decode_entry(bytes: &[u8], id: TrajectoryId) -> StoreResult<Entry> {
-    Entry::decode(bytes).ok_or_else(|| StoreError::Corrupt {
-        what: format!("location of {id}"),
-        reason: "malformed entry".into(),
-    })
 }
 
 /// Reads and decodes a trajectory record (without its trace) from the blob log.
