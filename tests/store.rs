@@ -334,7 +334,7 @@ fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
     let expected = store.listed_ids(&failed).unwrap();
     drop(store);
     {
-        let db = sled::open(&path).unwrap();
+        let db = raw_sled(&path);
         assert_eq!(
             row_bytes(&db),
             30 * ROW_ENTRY_BYTES,
@@ -354,11 +354,29 @@ fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
     );
     assert_eq!(store.listed_ids(&failed).unwrap(), expected);
     drop(store);
-    let db = sled::open(&path).unwrap();
+    let db = raw_sled(&path);
     assert_eq!(
         row_bytes(&db),
         30 * ROW_ENTRY_BYTES,
         "the migration wrote them"
+    );
+}
+
+/// The store's sled database opened directly, once the store just dropped has let it go:
+/// sled's flusher thread releases the file lock a moment after the last handle is dropped
+/// (the store's own open waits for it the same way).
+fn raw_sled(path: &std::path::Path) -> sled::Db {
+    for _ in 0..100 {
+        match sled::open(path) {
+            Err(sled::Error::Io(error)) if error.to_string().contains("could not acquire lock") => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            result => return result.unwrap(),
+        }
+    }
+    panic!(
+        "{}: sled's lock still held after two seconds",
+        path.display()
     );
 }
 
@@ -379,7 +397,7 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
     let (store, trajectories) = filled(&path, 12);
     drop(store);
     {
-        let db = sled::open(&path).unwrap();
+        let db = raw_sled(&path);
         db.remove(b"mschema").unwrap();
         for key in db.scan_prefix(b"s").keys() {
             db.remove(key.unwrap()).unwrap();
@@ -399,7 +417,7 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
     assert_eq!(all(&store, Filter::default())[0].id, trajectories[0].id);
     drop(store);
     {
-        let db = sled::open(&path).unwrap();
+        let db = raw_sled(&path);
         db.insert(b"mschema", &99u32.to_be_bytes()).unwrap();
         db.flush().unwrap();
     }
