@@ -10,7 +10,9 @@ use std::sync::{Mutex, PoisonError};
 /// of such ops, and the hand-overs cost a tenth of a training step of the embedded default's
 /// shape on two cores. Always the same thread, so a step's large temporaries are freed into
 /// and reused from one malloc arena (on whichever thread came first, every pool thread's
-/// arena would keep a step's worth). Callers on several threads at once take turns on it.
+/// arena would keep a step's worth). Callers on several threads at once share that thread:
+/// while it waits inside one caller's op it may run another caller's whole work, so one
+/// caller's time can include the other's (nothing is lost and nothing deadlocks).
 pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {
         return work();
