@@ -106,6 +106,110 @@ pub fn next_token_stats(
     })
 }
 
+/// Next-token log-probs `[B, T-1]` computed at chosen columns only (`columns` index the
+/// grid flattened to `B·(T-1)`, e.g. a batch's policy tokens): the final norm, the output
+/// projection and the softmax run on those rows alone. The other columns hold values the
+/// caller masks out, as for padding (with no column chosen, every column is computed).
+pub fn next_token_log_probs_at(
+    model: &Qwen,
+    batch: &TokenBatch,
+    columns: &[u32],
+    temperature: f64,
+) -> Result<Tensor> {
+    if columns.is_empty() {
+        return next_token_log_probs(model, batch, temperature);
+    }
+    let picked = next_token_logits_at(model, batch, columns)?;
+    let log_probs = log_probs_with(
+        &picked.logits,
+        &picked.targets,
+        temperature,
+        model.kernels(),
+    )?;
+    picked.spread(&log_probs, batch)
+}
+
+/// Next-token log-probs and entropies `[B, T-1]` computed at chosen columns only, from one
+/// forward (see `next_token_log_probs_at`).
+pub fn next_token_stats_at(
+    model: &Qwen,
+    batch: &TokenBatch,
+    columns: &[u32],
+    temperature: f64,
+) -> Result<NextTokenStats> {
+    if columns.is_empty() {
+        return next_token_stats(model, batch, temperature);
+    }
+    let picked = next_token_logits_at(model, batch, columns)?;
+    let log_probs = log_probs_with(
+        &picked.logits,
+        &picked.targets,
+        temperature,
+        model.kernels(),
+    )?;
+    let entropy = entropy_with(&picked.logits, temperature, model.kernels())?;
+    Ok(NextTokenStats {
+        log_probs: picked.spread(&log_probs, batch)?,
+        entropy: picked.spread(&entropy, batch)?,
+    })
+}
+
+/// The logits of a batch's chosen next-token columns and the tokens they predict.
+pub struct PickedLogits {
+    /// Logits `[n, vocab]`, one row per chosen column in the order given.
+    pub logits: Tensor,
+    /// The token that follows each chosen position (u32, `[n]`).
+    pub targets: Tensor,
+    /// The chosen columns (u32, `[n]`).
+    columns: Tensor,
+}
+
+impl PickedLogits {
+    /// Per-column values `[n]` laid out on the `[B, T-1]` grid, 0 off the chosen columns.
+    fn spread(&self, values: &Tensor, batch: &TokenBatch) -> Result<Tensor> {
+        let (rows, width) = (batch.batch_size(), batch.seq_len() - 1);
+        let grid = Tensor::zeros(rows * width, values.dtype(), values.device())?;
+        Ok(grid
+            .index_add(&self.columns, values, 0)?
+            .reshape((rows, width))?)
+    }
+}
+
+/// The logits at chosen next-token columns (`columns` index the grid flattened to
+/// `B·(T-1)`; column `t` of row `b` is about token `t + 1`) and their targets. Differentiable
+/// in the model's parameters.
+pub fn next_token_logits_at(
+    model: &Qwen,
+    batch: &TokenBatch,
+    columns: &[u32],
+) -> Result<PickedLogits> {
+    let len = batch.seq_len();
+    let width = len.saturating_sub(1);
+    let grid = batch.batch_size() * width;
+    if len < 2 || columns.is_empty() || columns.iter().any(|&c| c as usize >= grid) {
+        return Err(super::error::ModelError::Request(format!(
+            "next-token columns must be a non-empty choice among the {grid} columns of a \
+             {}×{len} batch",
+            batch.batch_size()
+        )));
+    }
+    let width = width as u32;
+    let rows: Vec<u32> = columns.iter().map(|&c| c + c / width).collect();
+    let following: Vec<u32> = rows.iter().map(|&row| row + 1).collect();
+    let device = model.device();
+    let n = columns.len();
+    let logits = model.logits_at(batch, &Tensor::from_vec(rows, n, device)?)?;
+    let targets = batch
+        .ids
+        .flatten_all()?
+        .index_select(&Tensor::from_vec(following, n, device)?, 0)?;
+    Ok(PickedLogits {
+        logits,
+        targets,
+        columns: Tensor::from_vec(columns.to_vec(), n, device)?,
+    })
+}
+
 /// Logits of every position but the last and the tokens that follow them, both as rows or
 /// both per sequence (see `Qwen::logit_rows`).
 fn shifted(model: &Qwen, batch: &TokenBatch) -> Result<(Tensor, Tensor)> {

@@ -22,7 +22,9 @@
 //!
 //! A trainer builds a `TokenBatch` (right padding, the token trace's ids), calls
 //! `next_token_stats(model.qwen()?, &batch, T)` for log-probs and entropies `[B, T-1]`,
-//! masks with the trace's loss mask, and steps an optimizer over `model.parameters()`.
+//! masks with the trace's loss mask, and steps an optimizer over `model.parameters()`;
+//! `next_token_stats_at` (or `next_token_logits_at`) computes the output projection and the
+//! softmax only at the loss mask's columns, the same figures for less work.
 
 mod attention;
 mod batch;
@@ -65,7 +67,8 @@ pub use language_model::{FolderParts, LanguageModel, LoadOptions, read_folder_pa
 pub use linear::{Linear, LowRankAdapter};
 pub use llama::{LlamaCache, LlamaNet};
 pub use logprobs::{
-    NextTokenStats, entropy, next_token_log_probs, next_token_stats, token_log_probs,
+    NextTokenStats, PickedLogits, entropy, next_token_log_probs, next_token_log_probs_at,
+    next_token_logits_at, next_token_stats, next_token_stats_at, token_log_probs,
 };
 pub use network::{Network, SequenceCache};
 pub use pool::on_pool;

@@ -184,6 +184,40 @@ impl Qwen {
     /// need all but the last): rows `[B·count, vocab]` when the residual stream runs on rows
     /// (`Kernels::flat_linears`), `[B, count, vocab]` otherwise.
     pub(crate) fn logit_rows(&self, batch: &TokenBatch, count: usize) -> Result<Tensor> {
+        let (b, t, hidden) = (batch.batch_size(), batch.seq_len(), self.config.hidden_size);
+        let mut x = self.hidden_states(batch)?;
+        if count < t {
+            x = if self.kernels.flat_linears {
+                x.reshape((b, t, hidden))?
+                    .narrow(1, 0, count)?
+                    .reshape((b * count, hidden))?
+            } else {
+                x.narrow(1, 0, count)?
+            };
+        }
+        let normed = self.norm.forward(&x, &self.kernels)?;
+        Ok(project(&self.lm_head, &normed, &self.kernels)?)
+    }
+
+    /// Logits `[n, vocab]` of chosen positions only: `rows` (u32, `[n]`) index the batch's
+    /// tokens flattened to `B·T`. Every position attends as in `forward`; the final norm and
+    /// the output projection run on the chosen rows alone.
+    pub(crate) fn logits_at(&self, batch: &TokenBatch, rows: &Tensor) -> Result<Tensor> {
+        let tokens = batch.batch_size() * batch.seq_len();
+        let x = reshaped(
+            &self.hidden_states(batch)?,
+            &[tokens, self.config.hidden_size],
+        )?;
+        let normed = self
+            .norm
+            .forward(&x.index_select(rows, 0)?, &self.kernels)?;
+        Ok(project(&self.lm_head, &normed, &self.kernels)?)
+    }
+
+    /// The residual stream after the last decoder layer, before the final norm: rows
+    /// `[B·T, hidden]` when it runs on rows (`Kernels::flat_linears`), `[B, T, hidden]`
+    /// otherwise.
+    fn hidden_states(&self, batch: &TokenBatch) -> Result<Tensor> {
         let limit = self.config.max_position_embeddings;
         if batch.context_needed() > limit {
             return Err(ModelError::ContextFull {
@@ -192,9 +226,8 @@ impl Qwen {
             });
         }
         let kernels = &self.kernels;
-        let (b, t, hidden) = (batch.batch_size(), batch.seq_len(), self.config.hidden_size);
-        let rows = kernels.flat_linears;
-        let ids = if rows {
+        let (b, t) = (batch.batch_size(), batch.seq_len());
+        let ids = if kernels.flat_linears {
             batch.ids.flatten_all()?
         } else {
             batch.ids.clone()
@@ -223,17 +256,7 @@ impl Qwen {
         for layer in &self.layers {
             x = layer.forward(&x, &attention, kernels)?;
         }
-        if count < t {
-            x = if rows {
-                x.reshape((b, t, hidden))?
-                    .narrow(1, 0, count)?
-                    .reshape((b * count, hidden))?
-            } else {
-                x.narrow(1, 0, count)?
-            };
-        }
-        let normed = self.norm.forward(&x, kernels)?;
-        Ok(project(&self.lm_head, &normed, kernels)?)
+        Ok(x)
     }
 
     /// Inference over the new tokens of several sequences at once: the linear layers run on

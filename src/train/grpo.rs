@@ -1,14 +1,15 @@
 //! The GRPO update: the samples cut by length into micro-batches (`GrpoBatches`), reference
 //! log-probs once per micro-batch, then μ iterations of, per micro-batch, policy forward →
 //! log-probs at the sampling temperature → `grpo_objective` normalised by the whole update →
-//! backward → gradients summed; then gradient clipping → AdamW at the scheduled rate.
+//! backward → gradients summed; then gradient clipping → AdamW at the scheduled rate. The
+//! output projection and the softmax run at the policy tokens only (`next_token_stats_at`).
 
 use super::error::{Result, TrainError};
 use super::grpo_batch::{GrpoBatch, GrpoBatches, GrpoSample};
 use super::loss::{ObjectiveConfig, ObjectiveInputs, ObjectiveStats, grpo_objective};
 use super::trainer::Trainer;
 use crate::model::{
-    LanguageModel, LoadOptions, Qwen, next_token_log_probs, next_token_stats, on_pool,
+    LanguageModel, LoadOptions, Qwen, next_token_log_probs_at, next_token_stats_at, on_pool,
 };
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Tensor};
@@ -126,7 +127,11 @@ impl Trainer {
         let temperature = config.temperature;
         let ref_logprobs = match reference.filter(|_| config.objective.beta != 0.0) {
             Some(reference) => {
-                Some(next_token_log_probs(reference, &batch.tokens, temperature)?.detach())
+                let columns = &batch.policy_columns;
+                Some(
+                    next_token_log_probs_at(reference, &batch.tokens, columns, temperature)?
+                        .detach(),
+                )
             }
             None => None,
         };
@@ -138,8 +143,12 @@ impl Trainer {
         let old_logprobs = if batch.recorded.iter().all(|&r| r) {
             recorded
         } else {
-            let current =
-                next_token_log_probs(&self.policy()?.detached(), &batch.tokens, temperature)?;
+            let current = next_token_log_probs_at(
+                &self.policy()?.detached(),
+                &batch.tokens,
+                &batch.policy_columns,
+                temperature,
+            )?;
             batch
                 .recorded_mask()?
                 .where_cond(&recorded, &current.to_dtype(dtype)?)?
@@ -164,7 +173,12 @@ impl Trainer {
             let (mut loss, mut entropy, mut kl) = (0.0, 0.0, 0.0);
             let (mut low, mut high, mut region) = (0.0, 0.0, 0.0);
             for (batch, fixed) in prepared.batches.micro.iter().zip(&prepared.parts) {
-                let stats = next_token_stats(self.policy()?, &batch.tokens, config.temperature)?;
+                let stats = next_token_stats_at(
+                    self.policy()?,
+                    &batch.tokens,
+                    &batch.policy_columns,
+                    config.temperature,
+                )?;
                 let dtype = stats.log_probs.dtype();
                 let (mask, _, advantages) = batch.in_dtype(dtype)?;
                 let old = fixed.old_logprobs.to_dtype(dtype)?;

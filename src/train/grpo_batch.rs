@@ -140,7 +140,9 @@ pub struct GrpoBatch {
     /// `[B, 1]` per-sample or `[B, T-1]` per-token advantages (f32; per-token ones are 0 off
     /// the mask).
     pub advantages: Tensor,
-    policy_tokens: usize,
+    /// The columns of the flattened `[B, T-1]` grid where the mask is 1, in order: where
+    /// log-probs are needed (`next_token_stats_at`).
+    pub policy_columns: Vec<u32>,
 }
 
 impl GrpoBatch {
@@ -186,7 +188,9 @@ impl GrpoBatch {
                 }
             }
         }
-        let policy_tokens = mask.iter().filter(|&&bit| bit != 0.0).count();
+        let policy_columns = (0..count as u32)
+            .filter(|&column| mask[column as usize] != 0.0)
+            .collect();
         let shape = (samples.len(), columns);
         let advantages = if per_token {
             Tensor::from_vec(advantages, shape, device)?
@@ -202,7 +206,7 @@ impl GrpoBatch {
                 .map(|s| !s.behaviour_logprobs.is_empty())
                 .collect(),
             advantages,
-            policy_tokens,
+            policy_columns,
         })
     }
 
@@ -218,7 +222,7 @@ impl GrpoBatch {
 
     /// Tokens the policy sampled, over the batch: the tokens that are trained.
     pub fn policy_tokens(&self) -> usize {
-        self.policy_tokens
+        self.policy_columns.len()
     }
 
     /// The row selector of recorded behaviour log-probs, `[B, T-1]` (u8).

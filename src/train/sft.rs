@@ -1,10 +1,13 @@
 //! Supervised fine-tuning: masked next-token cross-entropy (only the tokens the policy is to
-//! produce count), averaged over the batch's trained tokens, then a clipped AdamW step.
+//! produce count, and only their logits are computed), averaged over the batch's trained
+//! tokens, then a clipped AdamW step.
 
 use super::bucket::micro_batches;
 use super::error::{Result, TrainError};
 use super::trainer::Trainer;
-use crate::model::{EncodedChat, Padding, Qwen, TokenBatch, on_pool, token_log_probs};
+use crate::model::{
+    EncodedChat, Padding, Qwen, TokenBatch, next_token_logits_at, on_pool, token_log_probs,
+};
 use crate::trajectory::TokenTrace;
 use candle_core::backprop::GradStore;
 use candle_core::{D, DType, Tensor};
@@ -115,26 +118,26 @@ fn sft_forward(
             "SFT examples need at least 2 tokens".into(),
         ));
     }
-    let columns = len - 1;
-    let mut mask = vec![0f32; examples.len() * columns];
+    let width = len - 1;
+    let mut columns = Vec::new();
     for (row, example) in examples.iter().enumerate() {
         for (t, &bit) in example.loss_mask.iter().enumerate().skip(1) {
-            mask[row * columns + t - 1] = f32::from(u8::from(bit != 0));
+            if bit != 0 {
+                columns.push((row * width + t - 1) as u32);
+            }
         }
     }
-    let tokens = mask.iter().filter(|&&bit| bit != 0.0).count();
-    let logits = policy.forward(&batch)?.narrow(1, 0, columns)?;
-    let targets = batch.ids.narrow(1, 1, columns)?;
-    let log_probs = token_log_probs(&logits, &targets, 1.0)?;
-    let mask = Tensor::from_vec(mask, (examples.len(), columns), policy.device())?
-        .to_dtype(log_probs.dtype())?;
-    let loss = ((&log_probs * &mask)?.sum_all()? * (-1.0 / total_tokens.max(1) as f64))?;
-    let hits = logits
-        .argmax(D::Minus1)?
-        .eq(&targets)?
-        .to_dtype(mask.dtype())?;
-    let correct = (hits * &mask)?.sum_all()?.to_dtype(DType::F64)?;
-    let correct = correct.to_scalar::<f64>()?;
+    let tokens = columns.len();
+    if tokens == 0 {
+        return Err(TrainError::Input(
+            "an SFT batch has no trained token (build examples with SftExample::new)".into(),
+        ));
+    }
+    let picked = next_token_logits_at(policy, &batch, &columns)?;
+    let log_probs = token_log_probs(&picked.logits, &picked.targets, 1.0)?;
+    let loss = (log_probs.sum_all()? * (-1.0 / total_tokens.max(1) as f64))?;
+    let hits = picked.logits.argmax(D::Minus1)?.eq(&picked.targets)?;
+    let correct = hits.to_dtype(DType::F64)?.sum_all()?.to_scalar::<f64>()?;
     Ok(SftForward {
         figures: SftFigures {
             loss: loss.to_dtype(DType::F64)?.to_scalar::<f64>()?,

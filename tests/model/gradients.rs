@@ -1,10 +1,14 @@
-//! Gradients: a float64 finite-difference check, a gradient for every parameter, and padded
-//! batches that compute exactly what each sequence computes alone.
+//! Gradients: a float64 finite-difference check, a gradient for every parameter, padded
+//! batches that compute exactly what each sequence computes alone, and figures computed at
+//! chosen columns only that equal the full forward's, gradients included.
 
-use crate::common::{ids, load_fixture, reference, tiny_config, tiny_qwen};
+use crate::common::{fixture_dir, ids, load_fixture, reference, tiny_config, tiny_qwen};
 use candle_core::{DType, Device, IndexOp, Tensor, Var};
 use candle_nn::VarMap;
-use rollscope::model::{Padding, Qwen, TokenBatch, next_token_log_probs, next_token_stats};
+use rollscope::model::{
+    LanguageModel, LoadOptions, NextTokenStats, Padding, Qwen, TokenBatch, next_token_log_probs,
+    next_token_log_probs_at, next_token_stats, next_token_stats_at,
+};
 
 const ARCHITECTURES: [&str; 2] = ["Qwen2ForCausalLM", "Qwen3ForCausalLM"];
 
@@ -220,5 +224,109 @@ fn padded_batches_compute_what_each_sequence_computes_alone() {
                 "{padding:?} row {row}: log-probs differ by {worst}"
             );
         }
+    }
+}
+
+/// Right-padded slices of a fixture's reference ids, and the next-token columns of the
+/// flattened `[B, T-1]` grid past each row's first third (the "completion").
+fn ragged_with_columns(name: &str, device: &Device) -> (TokenBatch, Vec<u32>) {
+    let input = ids(&reference(name)["input_ids"]);
+    let sequences = vec![
+        input[3..40].to_vec(),
+        input[100..190].to_vec(),
+        input[7..20].to_vec(),
+    ];
+    let batch = TokenBatch::pad(&sequences, Padding::Right, 0, device).unwrap();
+    let width = batch.seq_len() - 1;
+    let columns = sequences
+        .iter()
+        .enumerate()
+        .flat_map(|(row, sequence)| {
+            (sequence.len() / 3..sequence.len() - 1).map(move |t| (row * width + t) as u32)
+        })
+        .collect();
+    (batch, columns)
+}
+
+#[test]
+fn figures_at_chosen_columns_equal_the_full_forwards_with_the_same_gradients() {
+    let options = LoadOptions {
+        dtype: Some(DType::F64),
+        ..LoadOptions::default()
+    };
+    for name in ["tiny-qwen2", "tiny-qwen3"] {
+        let model = LanguageModel::load(&fixture_dir(name), &options).unwrap();
+        let qwen = model.qwen().unwrap();
+        let (batch, columns) = ragged_with_columns(name, model.device());
+        let (rows, width) = (batch.batch_size(), batch.seq_len() - 1);
+        let mut weights = vec![0f64; rows * width];
+        for &column in &columns {
+            weights[column as usize] = 1.0 + f64::from(column) / 10.0;
+        }
+        let weights = Tensor::from_vec(weights, (rows, width), model.device()).unwrap();
+        let weighted = |stats: NextTokenStats| {
+            let logp = (&stats.log_probs * &weights).unwrap().sum_all().unwrap();
+            let entropy = (&stats.entropy * &weights).unwrap().sum_all().unwrap();
+            let loss = (logp + (entropy * 0.1).unwrap()).unwrap();
+            let grads = loss.backward().unwrap();
+            let picked = |values: &Tensor| -> Vec<f64> {
+                let flat: Vec<f64> = values.flatten_all().unwrap().to_vec1().unwrap();
+                columns.iter().map(|&c| flat[c as usize]).collect()
+            };
+            let figures = [picked(&stats.log_probs), picked(&stats.entropy)];
+            (loss.to_scalar::<f64>().unwrap(), figures, grads)
+        };
+        let (full_loss, full, full_grads) = weighted(next_token_stats(qwen, &batch, 1.3).unwrap());
+        let (loss, at, grads) = weighted(next_token_stats_at(qwen, &batch, &columns, 1.3).unwrap());
+        assert!(
+            (loss - full_loss).abs() <= 1e-12 * full_loss.abs(),
+            "{name}: loss {loss} against {full_loss}"
+        );
+        for (ours, theirs) in at.iter().zip(&full) {
+            let worst = ours
+                .iter()
+                .zip(theirs)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(worst <= 1e-12, "{name}: figures differ by {worst}");
+        }
+        let log_probs = next_token_log_probs_at(qwen, &batch, &columns, 1.3).unwrap();
+        let flat: Vec<f64> = log_probs.flatten_all().unwrap().to_vec1().unwrap();
+        for (&column, expected) in columns.iter().zip(&full[0]) {
+            assert!((flat[column as usize] - expected).abs() <= 1e-12, "{name}");
+        }
+        for (parameter, var) in model.named_parameters() {
+            let expected = full_grads.get(&var).unwrap();
+            let ours = grads
+                .get(&var)
+                .unwrap_or_else(|| panic!("{name}: {parameter} received no gradient"));
+            let scale = expected
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f64>()
+                .unwrap();
+            let worst = (ours - expected)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f64>()
+                .unwrap();
+            assert!(
+                scale > 0.0 && worst <= 1e-10 * scale,
+                "{name}: {parameter}'s gradient differs by {worst} (largest entry {scale})"
+            );
+        }
+        let beyond = (rows * width) as u32;
+        let error = next_token_stats_at(qwen, &batch, &[0, beyond], 1.0).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("{} columns", rows * width)),
+            "{error}"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! A GRPO update cut by length into micro-batches equals the update as one batch (the loss,
 //! every gradient and the figures, for every loss aggregation, in f64 on the fixture models,
-//! Qwen2 and Qwen3), and so does an SFT step.
+//! Qwen2 and Qwen3), and so does an SFT step, whose figures are the full forward's.
 
 use crate::common::fixture_dir;
 use candle_core::{DType, Device};
@@ -223,4 +223,49 @@ fn an_sft_step_in_micro_batches_is_the_step_at_once() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max);
     assert!(worst <= 1e-9, "parameters differ by {worst:e}");
+}
+
+#[test]
+fn the_sft_loss_is_the_full_forwards_masked_cross_entropy_and_accuracy() {
+    let trainer = Trainer::new(model_in_f64(&fixture_dir()), TrainerConfig::default()).unwrap();
+    let examples: Vec<SftExample> = ragged_samples(&trainer)
+        .into_iter()
+        .map(|sample| SftExample::new(sample.token_ids, sample.loss_mask).unwrap())
+        .collect();
+    let refs: Vec<&SftExample> = examples.iter().collect();
+    let figures = trainer.sft_loss(&refs).unwrap();
+    let rows: Vec<Vec<u32>> = examples.iter().map(|e| e.token_ids.clone()).collect();
+    let batch = TokenBatch::pad(&rows, Padding::Right, trainer.pad_id(), &Device::Cpu).unwrap();
+    let policy = trainer.policy().unwrap();
+    let log_probs: Vec<Vec<f64>> = next_token_log_probs(policy, &batch, 1.0)
+        .unwrap()
+        .to_vec2()
+        .unwrap();
+    let predicted: Vec<Vec<u32>> = policy
+        .forward(&batch)
+        .unwrap()
+        .argmax(candle_core::D::Minus1)
+        .unwrap()
+        .to_vec2()
+        .unwrap();
+    let (mut loss, mut correct, mut tokens) = (0.0, 0.0, 0usize);
+    for (row, example) in examples.iter().enumerate() {
+        for t in 1..example.len() {
+            if example.loss_mask[t] != 0 {
+                loss -= log_probs[row][t - 1];
+                correct += f64::from(u8::from(predicted[row][t - 1] == example.token_ids[t]));
+                tokens += 1;
+            }
+        }
+    }
+    assert_eq!(figures.tokens, tokens);
+    let (loss, accuracy) = (loss / tokens as f64, correct / tokens as f64);
+    assert!(
+        relative(figures.loss, loss) <= 1e-12,
+        "{figures:?}: loss {loss}"
+    );
+    assert!(
+        relative(figures.token_accuracy, accuracy) <= 1e-12,
+        "{figures:?}: accuracy {accuracy}"
+    );
 }
