@@ -112,6 +112,9 @@ impl InplaceOp2 for Update<'_> {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `Isa::Avx512` is only chosen when the CPU reports AVX-512F.
                 Isa::Avx512 => unsafe { update_avx512(param, grad, first, second, &scalars) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Isa::Avx2` is only chosen when the CPU reports AVX2 and FMA.
+                Isa::Avx2 => unsafe { update_avx2(param, grad, first, second, &scalars) },
                 _ => update(param, grad, first, second, &scalars),
             });
         Ok(())
@@ -139,6 +142,18 @@ fn update(param: &mut [f32], grad: &[f32], first: &mut [f32], second: &mut [f32]
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn update_avx512(
+    param: &mut [f32],
+    grad: &[f32],
+    first: &mut [f32],
+    second: &mut [f32],
+    s: &StepScalars,
+) {
+    update(param, grad, first, second, s);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn update_avx2(
     param: &mut [f32],
     grad: &[f32],
     first: &mut [f32],

@@ -153,14 +153,6 @@ fn assert_same_gradients(
     );
 }
 
-fn instruction_sets() -> Vec<Isa> {
-    let mut isas = vec![Isa::Portable];
-    if Isa::detect() == Isa::Avx512 {
-        isas.push(Isa::Avx512);
-    }
-    isas
-}
-
 #[test]
 fn fused_kernels_give_the_plain_losses_and_gradients() {
     for architecture in ["Qwen2ForCausalLM", "Qwen3ForCausalLM"] {
@@ -169,7 +161,7 @@ fn fused_kernels_give_the_plain_losses_and_gradients() {
             let (model, parameters) = tiny_qwen(&config, dtype, 3);
             for padding in [Padding::Left, Padding::Right] {
                 let batch = TokenBatch::pad(&sequences(), padding, 0, &Device::Cpu).unwrap();
-                for isa in instruction_sets() {
+                for isa in Isa::available() {
                     let kernels = Kernels {
                         isa,
                         ..Kernels::fused()
@@ -258,7 +250,7 @@ fn fused_decoding_generates_the_plain_tokens_and_log_probs() {
             input[100..117].to_vec(),
         ];
         let plain = decode(qwen, Kernels::reference(), &prompts);
-        for isa in instruction_sets() {
+        for isa in Isa::available() {
             let fused = decode(
                 qwen,
                 Kernels {

@@ -7,7 +7,7 @@
 //! them); on other devices and dtypes the model takes the plain candle ops, which are also the
 //! reference every kernel is tested against. `Kernels` says which fused kernels a model uses;
 //! `Isa` which instruction set the hand-written loops run on (AVX-512 when the CPU has it,
-//! portable code otherwise, chosen at run time).
+//! else AVX2 with FMA, else portable code; chosen at run time).
 //!
 //! Every kernel is a fixed function of its inputs, whatever the thread count or timing: work
 //! is split into tasks whose size follows from the shapes, and partial sums are combined in
@@ -15,6 +15,8 @@
 //! makes training bitwise reproducible; `determinism` tests it on pools of 1 to 4 threads.
 
 mod attention;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod decode_attention;
 #[cfg(test)]
 mod determinism;
@@ -45,6 +47,8 @@ use rayon::prelude::*;
 pub enum Isa {
     /// AVX-512F intrinsics (16 f32 lanes).
     Avx512,
+    /// AVX2 and FMA intrinsics (8 f32 lanes).
+    Avx2,
     /// Plain Rust that the compiler vectorises for the baseline target.
     Portable,
 }
@@ -56,7 +60,25 @@ impl Isa {
         if std::arch::is_x86_feature_detected!("avx512f") {
             return Self::Avx512;
         }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            return Self::Avx2;
+        }
         Self::Portable
+    }
+
+    /// Every instruction set this CPU runs, portable first (the best one last).
+    pub fn available() -> Vec<Self> {
+        let best = Self::detect();
+        let mut isas = vec![Self::Portable];
+        if best == Self::Avx512 {
+            isas.push(Self::Avx2);
+        }
+        if best != Self::Portable {
+            isas.push(best);
+        }
+        isas
     }
 }
 

@@ -1,7 +1,7 @@
 //! f32 row primitives on the chosen instruction set: `exp` with a running sum, max, dot,
 //! SwiGLU and its gradient. The AVX-512 `exp` is Cephes' `expf` (range reduction by ln 2, a
 //! degree-6 polynomial, `scalef` for the power of two), within 2 ulp of the true value; the
-//! portable code calls the standard library.
+//! AVX2 one (`avx2.rs`) is the same polynomial; the portable code calls the standard library.
 
 use super::Isa;
 
@@ -11,6 +11,9 @@ pub fn exp_sum(isa: Isa, values: &mut [f32], shift: f32) -> f32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` is only chosen when the CPU reports AVX-512F.
         Isa::Avx512 => unsafe { avx512::exp_sum(values, shift) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::Avx2` is only chosen when the CPU reports AVX2 and FMA.
+        Isa::Avx2 => unsafe { super::avx2::exp_sum(values, shift) },
         _ => {
             let mut sum = 0.0;
             for value in values.iter_mut() {
@@ -28,6 +31,9 @@ pub fn max(isa: Isa, src: &[f32]) -> f32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `exp_sum`.
         Isa::Avx512 => unsafe { avx512::max(src) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `exp_sum`.
+        Isa::Avx2 => unsafe { super::avx2::max(src) },
         _ => src.iter().copied().fold(f32::NEG_INFINITY, f32::max),
     }
 }
@@ -39,6 +45,9 @@ pub fn dot(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `exp_sum`.
         Isa::Avx512 => unsafe { avx512::dot(a, b) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `exp_sum`.
+        Isa::Avx2 => unsafe { super::avx2::dot(a, b) },
         _ => {
             let mut lanes = [0.0f32; 8];
             let mut chunks_a = a.chunks_exact(8);
@@ -64,6 +73,9 @@ pub fn silu_mul(isa: Isa, gate: &[f32], up: &[f32], out: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `exp_sum`.
         Isa::Avx512 => unsafe { avx512::silu_mul(gate, up, out) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `exp_sum`.
+        Isa::Avx2 => unsafe { super::avx2::silu_mul(gate, up, out) },
         _ => {
             for ((out, &g), &u) in out.iter_mut().zip(gate).zip(up) {
                 *out = g / (1.0 + (-g).exp()) * u;
@@ -91,6 +103,9 @@ pub fn swiglu_grad(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as in `exp_sum`.
         Isa::Avx512 => unsafe { avx512::swiglu_grad(gate, up, grad, d_gate, d_up) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `exp_sum`.
+        Isa::Avx2 => unsafe { super::avx2::swiglu_grad(gate, up, grad, d_gate, d_up) },
         _ => {
             for i in 0..n {
                 let g = gate[i];
@@ -268,19 +283,11 @@ mod tests {
             .collect()
     }
 
-    fn both() -> Vec<Isa> {
-        let mut isas = vec![Isa::Portable];
-        if Isa::detect() == Isa::Avx512 {
-            isas.push(Isa::Avx512);
-        }
-        isas
-    }
-
     #[test]
     fn exp_is_within_two_ulp_on_each_instruction_set_and_zero_far_below() {
         let mut src = inputs(1000);
         src.extend([-200.0, -103.0, 0.0, 88.0, -87.0, 1e-8]);
-        for isa in both() {
+        for isa in Isa::available() {
             let mut dst = src.clone();
             let sum = exp_sum(isa, &mut dst, 1.5);
             let mut want_sum = 0.0f64;
@@ -309,7 +316,7 @@ mod tests {
             let c: Vec<f32> = a.iter().map(|x| (x * 0.7).sin()).collect();
             let dot_want: f64 = a.iter().zip(&b).map(|(x, y)| *x as f64 * *y as f64).sum();
             let max_want = a.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            for isa in both() {
+            for isa in Isa::available() {
                 let scale: f64 = a
                     .iter()
                     .zip(&b)

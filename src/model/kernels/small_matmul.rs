@@ -1,6 +1,7 @@
 //! Linear layers on a few rows (batched decoding, M ≤ 16): `y = x·Wᵀ (+ b)` with each weight
 //! row streamed from memory once. The output rows are split across the thread pool; each task
-//! runs register tiles of up to 4 input rows × 4 weight rows over the shared dimension.
+//! runs register tiles of up to 4 input rows × 4 weight rows (3 on AVX2) over the shared
+//! dimension.
 
 use super::{Isa, host_slice, simd, with_host_slice};
 use candle_core::{Result, Tensor};
@@ -103,32 +104,19 @@ fn products(
 
 /// `out[n·rows + m] = x[m]·w[n]` for the weight rows of `w`.
 fn block(isa: Isa, x: &[f32], rows: usize, in_dim: usize, w: &[f32], out: &mut [f32]) {
-    let count = w.len() / in_dim;
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => {
-            let mut n = 0;
-            while n < count {
-                let nr = if n + 4 <= count { 4 } else { 1 };
-                let mut m = 0;
-                while m < rows {
-                    let mr = (rows - m).min(4);
-                    let xs = &x[m * in_dim..(m + mr) * in_dim];
-                    let ws = &w[n * in_dim..(n + nr) * in_dim];
-                    // SAFETY: `Isa::Avx512` is only chosen when the CPU reports AVX-512F.
-                    let sums = unsafe { avx512::tile(xs, ws, in_dim, mr, nr) };
-                    for i in 0..mr {
-                        for j in 0..nr {
-                            out[(n + j) * rows + m + i] = sums[i][j];
-                        }
-                    }
-                    m += mr;
-                }
-                n += nr;
-            }
-        }
+        // SAFETY: `Isa::Avx512` is only chosen when the CPU reports AVX-512F.
+        Isa::Avx512 => tiled(x, rows, in_dim, w, out, 4, |xs, ws, mr, nr| unsafe {
+            avx512::tile(xs, ws, in_dim, mr, nr)
+        }),
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::Avx2` is only chosen when the CPU reports AVX2 and FMA.
+        Isa::Avx2 => tiled(x, rows, in_dim, w, out, 3, |xs, ws, mr, nr| unsafe {
+            super::avx2::tile(xs, ws, in_dim, mr, nr)
+        }),
         _ => {
-            for n in 0..count {
+            for n in 0..w.len() / in_dim {
                 let weight = &w[n * in_dim..(n + 1) * in_dim];
                 for m in 0..rows {
                     out[n * rows + m] =
@@ -136,6 +124,41 @@ fn block(isa: Isa, x: &[f32], rows: usize, in_dim: usize, w: &[f32], out: &mut [
                 }
             }
         }
+    }
+}
+
+/// `block` by register tiles of up to 4 input rows × `width` weight rows (or 1 at the end);
+/// `tile(xs, ws, mr, nr)` sums the products of `mr` rows and `nr` weight rows.
+fn tiled(
+    x: &[f32],
+    rows: usize,
+    in_dim: usize,
+    w: &[f32],
+    out: &mut [f32],
+    width: usize,
+    tile: impl Fn(&[f32], &[f32], usize, usize) -> [[f32; 4]; 4],
+) {
+    let count = w.len() / in_dim;
+    let mut n = 0;
+    while n < count {
+        let nr = if n + width <= count { width } else { 1 };
+        let mut m = 0;
+        while m < rows {
+            let mr = (rows - m).min(4);
+            let sums = tile(
+                &x[m * in_dim..(m + mr) * in_dim],
+                &w[n * in_dim..(n + nr) * in_dim],
+                mr,
+                nr,
+            );
+            for i in 0..mr {
+                for j in 0..nr {
+                    out[(n + j) * rows + m + i] = sums[i][j];
+                }
+            }
+            m += mr;
+        }
+        n += nr;
     }
 }
 
@@ -219,10 +242,7 @@ mod tests {
     #[test]
     fn few_rows_products_match_candle_on_each_instruction_set() {
         let device = Device::Cpu;
-        let mut isas = vec![Isa::Portable];
-        if Isa::detect() == Isa::Avx512 {
-            isas.push(Isa::Avx512);
-        }
+        let isas = Isa::available();
         for (rows, in_dim, out_dim) in [(1, 256, 512), (3, 37, 21), (8, 2816, 256), (16, 256, 2816)]
         {
             let x = Tensor::randn(0f32, 1.0, (rows, in_dim), &device).unwrap();
