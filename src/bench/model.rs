@@ -55,7 +55,7 @@ pub struct ModelBenchOptions {
     pub reference: bool,
     /// Fused kernels to switch off, by name (see `Kernels::NAMES`).
     pub without: Vec<String>,
-    /// Run the hand-written kernels on portable code even on an AVX-512 CPU.
+    /// Run the hand-written kernels on portable code even on an AVX-512 or AVX2 CPU.
     pub portable: bool,
     /// AdamW with tensor ops instead of the fused in-place update.
     pub unfused_optimizer: bool,

@@ -61,7 +61,7 @@ pub struct BenchModelArgs {
     /// decode).
     #[arg(long, value_delimiter = ',')]
     pub without: Vec<String>,
-    /// Run the hand-written kernels on portable code even on an AVX-512 CPU.
+    /// Run the hand-written kernels on portable code even on an AVX-512 or AVX2 CPU.
     #[arg(long)]
     pub portable: bool,
     /// AdamW with tensor ops instead of the fused in-place update.

@@ -119,13 +119,7 @@ pub fn next_token_log_probs_at(
     if columns.is_empty() {
         return next_token_log_probs(model, batch, temperature);
     }
-    let picked = next_token_logits_at(model, batch, columns)?;
-    let log_probs = log_probs_with(
-        &picked.logits,
-        &picked.targets,
-        temperature,
-        model.kernels(),
-    )?;
+    let (picked, log_probs) = picked_log_probs(model, batch, columns, temperature)?;
     picked.spread(&log_probs, batch)
 }
 
@@ -140,18 +134,25 @@ pub fn next_token_stats_at(
     if columns.is_empty() {
         return next_token_stats(model, batch, temperature);
     }
-    let picked = next_token_logits_at(model, batch, columns)?;
-    let log_probs = log_probs_with(
-        &picked.logits,
-        &picked.targets,
-        temperature,
-        model.kernels(),
-    )?;
+    let (picked, log_probs) = picked_log_probs(model, batch, columns, temperature)?;
     let entropy = entropy_with(&picked.logits, temperature, model.kernels())?;
     Ok(NextTokenStats {
         log_probs: picked.spread(&log_probs, batch)?,
         entropy: picked.spread(&entropy, batch)?,
     })
+}
+
+/// The logits at chosen columns and the log-probs `[n]` of their targets.
+fn picked_log_probs(
+    model: &Qwen,
+    batch: &TokenBatch,
+    columns: &[u32],
+    temperature: f64,
+) -> Result<(PickedLogits, Tensor)> {
+    let picked = next_token_logits_at(model, batch, columns)?;
+    let (logits, targets) = (&picked.logits, &picked.targets);
+    let log_probs = log_probs_with(logits, targets, temperature, model.kernels())?;
+    Ok((picked, log_probs))
 }
 
 /// The logits of a batch's chosen next-token columns and the tokens they predict.

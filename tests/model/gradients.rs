@@ -109,6 +109,12 @@ fn float64_gradients_match_finite_differences() {
     }
 }
 
+/// The largest absolute entry of a tensor, as f64.
+fn largest(values: &Tensor) -> f64 {
+    let largest = values.abs().unwrap().max_all().unwrap();
+    largest.to_dtype(DType::F64).unwrap().to_scalar().unwrap()
+}
+
 fn assert_every_parameter_gets_a_gradient(
     model: &Qwen,
     parameters: &VarMap,
@@ -126,16 +132,10 @@ fn assert_every_parameter_gets_a_gradient(
         let gradient = grads
             .get(&var)
             .unwrap_or_else(|| panic!("{label}: {name} received no gradient"));
-        let size = gradient
-            .abs()
-            .unwrap()
-            .sum_all()
-            .unwrap()
-            .to_dtype(DType::F64)
-            .unwrap()
-            .to_scalar::<f64>()
-            .unwrap();
-        assert!(size > 0.0, "{label}: {name} has an all-zero gradient");
+        assert!(
+            largest(gradient) > 0.0,
+            "{label}: {name} has an all-zero gradient"
+        );
     }
 }
 
@@ -300,21 +300,7 @@ fn figures_at_chosen_columns_equal_the_full_forwards_with_the_same_gradients() {
             let ours = grads
                 .get(&var)
                 .unwrap_or_else(|| panic!("{name}: {parameter} received no gradient"));
-            let scale = expected
-                .abs()
-                .unwrap()
-                .max_all()
-                .unwrap()
-                .to_scalar::<f64>()
-                .unwrap();
-            let worst = (ours - expected)
-                .unwrap()
-                .abs()
-                .unwrap()
-                .max_all()
-                .unwrap()
-                .to_scalar::<f64>()
-                .unwrap();
+            let (scale, worst) = (largest(expected), largest(&(ours - expected).unwrap()));
             assert!(
                 scale > 0.0 && worst <= 1e-10 * scale,
                 "{name}: {parameter}'s gradient differs by {worst} (largest entry {scale})"

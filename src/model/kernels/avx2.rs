@@ -5,6 +5,7 @@
 //!
 //! Every function here requires a CPU that reports AVX2 and FMA (`Isa::Avx2`).
 
+use super::small_matmul::{TileSums, widen};
 use std::arch::x86_64::*;
 
 const LANES: usize = 8;
@@ -188,28 +189,30 @@ pub fn swiglu_grad(gate: &[f32], up: &[f32], grad: &[f32], d_gate: &mut [f32], d
     }
 }
 
-/// Sums `x[i]·w[j]` for `mr` (≤ 4) rows of `x` and `nr` (3 or 1) rows of `w`, all of width
-/// `k` (twelve accumulators: AVX2 has sixteen registers).
+/// Sums `x[i]·w[j]` for `mr` (≤ 4) rows of `x` and `nr` (≤ 6) rows of `w`, all of width
+/// `k`: 1×6, 2×4, 3×3 and 4×2 keep their accumulators, weights and input in AVX2's sixteen
+/// registers (`avx2_tile_width`); other shapes run as 1×1 tiles. Each sum is accumulated the
+/// same way in any shape.
 #[target_feature(enable = "avx2,fma")]
-pub fn tile(x: &[f32], w: &[f32], k: usize, mr: usize, nr: usize) -> [[f32; 4]; 4] {
+pub fn tile(x: &[f32], w: &[f32], k: usize, mr: usize, nr: usize) -> TileSums {
     match (mr, nr) {
-        (4, 3) => widen(tile_of::<4, 3>(x, w, k)),
+        (1, 6) => widen(tile_of::<1, 6>(x, w, k)),
+        (2, 4) => widen(tile_of::<2, 4>(x, w, k)),
         (3, 3) => widen(tile_of::<3, 3>(x, w, k)),
-        (2, 3) => widen(tile_of::<2, 3>(x, w, k)),
-        (1, 3) => widen(tile_of::<1, 3>(x, w, k)),
-        (4, _) => widen(tile_of::<4, 1>(x, w, k)),
-        (3, _) => widen(tile_of::<3, 1>(x, w, k)),
-        (2, _) => widen(tile_of::<2, 1>(x, w, k)),
-        _ => widen(tile_of::<1, 1>(x, w, k)),
+        (4, 2) => widen(tile_of::<4, 2>(x, w, k)),
+        (3, 2) => widen(tile_of::<3, 2>(x, w, k)),
+        (2, 2) => widen(tile_of::<2, 2>(x, w, k)),
+        (1, 2) => widen(tile_of::<1, 2>(x, w, k)),
+        _ => {
+            let mut sums = [[0.0; 6]; 4];
+            for (i, row) in sums.iter_mut().enumerate().take(mr) {
+                for (j, sum) in row.iter_mut().enumerate().take(nr) {
+                    *sum = tile_of::<1, 1>(&x[i * k..], &w[j * k..], k)[0][0];
+                }
+            }
+            sums
+        }
     }
-}
-
-fn widen<const MR: usize, const NR: usize>(sums: [[f32; NR]; MR]) -> [[f32; 4]; 4] {
-    let mut out = [[0.0; 4]; 4];
-    for (row, sums) in out.iter_mut().zip(sums) {
-        row[..NR].copy_from_slice(&sums);
-    }
-    out
 }
 
 #[target_feature(enable = "avx2,fma")]

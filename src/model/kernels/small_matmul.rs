@@ -1,7 +1,7 @@
 //! Linear layers on a few rows (batched decoding, M ≤ 16): `y = x·Wᵀ (+ b)` with each weight
 //! row streamed from memory once. The output rows are split across the thread pool; each task
-//! runs register tiles of up to 4 input rows × 4 weight rows (3 on AVX2) over the shared
-//! dimension.
+//! runs register tiles of up to 4 input rows × 4 weight rows (on AVX2, with half the registers:
+//! 1 × 6, 2 × 4, 3 × 3 or 4 × 2) over the shared dimension.
 
 use super::{Isa, host_slice, simd, with_host_slice};
 use candle_core::{Result, Tensor};
@@ -112,9 +112,15 @@ fn block(isa: Isa, x: &[f32], rows: usize, in_dim: usize, w: &[f32], out: &mut [
         }),
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` is only chosen when the CPU reports AVX2 and FMA.
-        Isa::Avx2 => tiled(x, rows, in_dim, w, out, 3, |xs, ws, mr, nr| unsafe {
-            super::avx2::tile(xs, ws, in_dim, mr, nr)
-        }),
+        Isa::Avx2 => tiled(
+            x,
+            rows,
+            in_dim,
+            w,
+            out,
+            avx2_tile_width(rows),
+            |xs, ws, mr, nr| unsafe { super::avx2::tile(xs, ws, in_dim, mr, nr) },
+        ),
         _ => {
             for n in 0..w.len() / in_dim {
                 let weight = &w[n * in_dim..(n + 1) * in_dim];
@@ -127,8 +133,21 @@ fn block(isa: Isa, x: &[f32], rows: usize, in_dim: usize, w: &[f32], out: &mut [
     }
 }
 
+/// The weight rows of an AVX2 tile for a block of `rows` input rows: as many as keep the
+/// accumulators, the weights and one input in AVX2's sixteen registers (up to 4 rows × 2).
+#[cfg(target_arch = "x86_64")]
+fn avx2_tile_width(rows: usize) -> usize {
+    match rows {
+        1 => 6,
+        2 => 4,
+        3 => 3,
+        _ => 2,
+    }
+}
+
 /// `block` by register tiles of up to 4 input rows × `width` weight rows (or 1 at the end);
 /// `tile(xs, ws, mr, nr)` sums the products of `mr` rows and `nr` weight rows.
+#[cfg(target_arch = "x86_64")]
 fn tiled(
     x: &[f32],
     rows: usize,
@@ -136,7 +155,7 @@ fn tiled(
     w: &[f32],
     out: &mut [f32],
     width: usize,
-    tile: impl Fn(&[f32], &[f32], usize, usize) -> [[f32; 4]; 4],
+    tile: impl Fn(&[f32], &[f32], usize, usize) -> TileSums,
 ) {
     let count = w.len() / in_dim;
     let mut n = 0;
@@ -162,14 +181,29 @@ fn tiled(
     }
 }
 
+/// The sums of a register tile: up to 4 input rows × 6 weight rows.
+#[cfg(target_arch = "x86_64")]
+pub(super) type TileSums = [[f32; 6]; 4];
+
+/// A tile's `[MR][NR]` sums in the corner of a `TileSums`.
+#[cfg(target_arch = "x86_64")]
+pub(super) fn widen<const MR: usize, const NR: usize>(sums: [[f32; NR]; MR]) -> TileSums {
+    let mut out = [[0.0; 6]; 4];
+    for (row, sums) in out.iter_mut().zip(sums) {
+        row[..NR].copy_from_slice(&sums);
+    }
+    out
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
+    use super::{TileSums, widen};
     use std::arch::x86_64::*;
 
     /// Sums `x[i]·w[j]` for `mr` (≤ 4) rows of `x` and `nr` (4 or 1) rows of `w`, all of
     /// width `k`.
     #[target_feature(enable = "avx512f")]
-    pub fn tile(x: &[f32], w: &[f32], k: usize, mr: usize, nr: usize) -> [[f32; 4]; 4] {
+    pub fn tile(x: &[f32], w: &[f32], k: usize, mr: usize, nr: usize) -> TileSums {
         match (mr, nr) {
             (4, 4) => widen(tile_of::<4, 4>(x, w, k)),
             (3, 4) => widen(tile_of::<3, 4>(x, w, k)),
@@ -180,14 +214,6 @@ mod avx512 {
             (2, _) => widen(tile_of::<2, 1>(x, w, k)),
             _ => widen(tile_of::<1, 1>(x, w, k)),
         }
-    }
-
-    fn widen<const MR: usize, const NR: usize>(sums: [[f32; NR]; MR]) -> [[f32; 4]; 4] {
-        let mut out = [[0.0; 4]; 4];
-        for (row, sums) in out.iter_mut().zip(sums) {
-            row[..NR].copy_from_slice(&sums);
-        }
-        out
     }
 
     #[target_feature(enable = "avx512f")]
@@ -243,8 +269,17 @@ mod tests {
     fn few_rows_products_match_candle_on_each_instruction_set() {
         let device = Device::Cpu;
         let isas = Isa::available();
-        for (rows, in_dim, out_dim) in [(1, 256, 512), (3, 37, 21), (8, 2816, 256), (16, 256, 2816)]
-        {
+        let shapes = [
+            (1, 256, 512),
+            (2, 40, 23),
+            (3, 37, 21),
+            (5, 19, 13),
+            (6, 64, 9),
+            (7, 33, 11),
+            (8, 2816, 256),
+            (16, 256, 2816),
+        ];
+        for (rows, in_dim, out_dim) in shapes {
             let x = Tensor::randn(0f32, 1.0, (rows, in_dim), &device).unwrap();
             let w = Tensor::randn(0f32, 1.0, (out_dim, in_dim), &device).unwrap();
             let u = Tensor::randn(0f32, 1.0, (out_dim, in_dim), &device).unwrap();
