@@ -5,7 +5,7 @@
 //!
 //! Every function here requires a CPU that reports AVX2 and FMA (`Isa::Avx2`).
 
-use super::small_matmul::{TileSums, widen};
+use super::tile::{TileSums, widen};
 use std::arch::x86_64::*;
 
 const LANES: usize = 8;
@@ -189,9 +189,20 @@ pub fn swiglu_grad(gate: &[f32], up: &[f32], grad: &[f32], d_gate: &mut [f32], d
     }
 }
 
+/// The weight rows of a tile for a block of `rows` input rows: as many as keep the
+/// accumulators, the weights and one input in AVX2's sixteen registers (up to 4 rows × 2).
+pub fn tile_width(rows: usize) -> usize {
+    match rows {
+        1 => 6,
+        2 => 4,
+        3 => 3,
+        _ => 2,
+    }
+}
+
 /// Sums `x[i]·w[j]` for `mr` (≤ 4) rows of `x` and `nr` (≤ 6) rows of `w`, all of width
 /// `k`: 1×6, 2×4, 3×3 and 4×2 keep their accumulators, weights and input in AVX2's sixteen
-/// registers (`avx2_tile_width`); other shapes run as 1×1 tiles. Each sum is accumulated the
+/// registers (`tile_width`); other shapes run as 1×1 tiles. Each sum is accumulated the
 /// same way in any shape.
 #[target_feature(enable = "avx2,fma")]
 pub fn tile(x: &[f32], w: &[f32], k: usize, mr: usize, nr: usize) -> TileSums {

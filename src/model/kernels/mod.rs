@@ -29,6 +29,8 @@ mod norm;
 mod simd;
 mod small_matmul;
 mod swiglu;
+#[cfg(target_arch = "x86_64")]
+mod tile;
 
 pub use attention::{AttentionGeometry, RotaryTables, rotary_attention};
 pub use decode_attention::{DecodeRows, HostKv, PackedSequence, attend_packed};

@@ -118,7 +118,7 @@ fn block(isa: Isa, x: &[f32], rows: usize, in_dim: usize, w: &[f32], out: &mut [
             in_dim,
             w,
             out,
-            avx2_tile_width(rows),
+            super::avx2::tile_width(rows),
             |xs, ws, mr, nr| unsafe { super::avx2::tile(xs, ws, in_dim, mr, nr) },
         ),
         _ => {
@@ -133,18 +133,6 @@ fn block(isa: Isa, x: &[f32], rows: usize, in_dim: usize, w: &[f32], out: &mut [
     }
 }
 
-/// The weight rows of an AVX2 tile for a block of `rows` input rows: as many as keep the
-/// accumulators, the weights and one input in AVX2's sixteen registers (up to 4 rows × 2).
-#[cfg(target_arch = "x86_64")]
-fn avx2_tile_width(rows: usize) -> usize {
-    match rows {
-        1 => 6,
-        2 => 4,
-        3 => 3,
-        _ => 2,
-    }
-}
-
 /// `block` by register tiles of up to 4 input rows × `width` weight rows (or 1 at the end);
 /// `tile(xs, ws, mr, nr)` sums the products of `mr` rows and `nr` weight rows.
 #[cfg(target_arch = "x86_64")]
@@ -155,7 +143,7 @@ fn tiled(
     w: &[f32],
     out: &mut [f32],
     width: usize,
-    tile: impl Fn(&[f32], &[f32], usize, usize) -> TileSums,
+    tile: impl Fn(&[f32], &[f32], usize, usize) -> super::tile::TileSums,
 ) {
     let count = w.len() / in_dim;
     let mut n = 0;
@@ -181,23 +169,9 @@ fn tiled(
     }
 }
 
-/// The sums of a register tile: up to 4 input rows × 6 weight rows.
-#[cfg(target_arch = "x86_64")]
-pub(super) type TileSums = [[f32; 6]; 4];
-
-/// A tile's `[MR][NR]` sums in the corner of a `TileSums`.
-#[cfg(target_arch = "x86_64")]
-pub(super) fn widen<const MR: usize, const NR: usize>(sums: [[f32; NR]; MR]) -> TileSums {
-    let mut out = [[0.0; 6]; 4];
-    for (row, sums) in out.iter_mut().zip(sums) {
-        row[..NR].copy_from_slice(&sums);
-    }
-    out
-}
-
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{TileSums, widen};
+    use super::super::tile::{TileSums, widen};
     use std::arch::x86_64::*;
 
     /// Sums `x[i]·w[j]` for `mr` (≤ 4) rows of `x` and `nr` (4 or 1) rows of `w`, all of
