@@ -58,7 +58,7 @@ pub struct BenchModelArgs {
     #[arg(long)]
     pub reference: bool,
     /// Fused kernels to switch off (flat_linears, norm, attention, swiglu, mlp, log_probs,
-    /// decode).
+    /// decode, shared_prefix).
     #[arg(long, value_delimiter = ',')]
     pub without: Vec<String>,
     /// Run the hand-written kernels on portable code even on an AVX-512 or AVX2 CPU.

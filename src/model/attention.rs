@@ -16,6 +16,7 @@ use super::layers::{
     RmsNorm, accumulation_dtype, apply_rotary, detach_linear, forward_rows, linear, project,
 };
 use super::linear::Linear;
+use super::shared_prefix::SharedRows;
 use candle_core::{D, Result, Tensor};
 use candle_nn::VarBuilder;
 
@@ -27,6 +28,8 @@ pub struct BatchAttention<'a> {
     pub len: usize,
     /// Rotary tables and mask, in the form the chosen path takes.
     pub masking: Masking<'a>,
+    /// Where the residual stream holds a shared prefix once: the rows to expand to the grid.
+    pub shared: Option<&'a SharedRows>,
 }
 
 /// Rotary tables and mask of a padded batch.
@@ -124,7 +127,10 @@ impl Attention {
         let (d, kv) = (self.head_dim, self.kv_heads);
         let mut q = project(&self.q_proj, x, kernels)?;
         let mut k = project(&self.k_proj, x, kernels)?;
-        let v = project(&self.v_proj, x, kernels)?;
+        let mut v = project(&self.v_proj, x, kernels)?;
+        if let Some(shared) = inputs.shared {
+            (q, k, v) = (shared.expand(&q)?, shared.expand(&k)?, shared.expand(&v)?);
+        }
         if let (Some(q_norm), Some(k_norm)) = (&self.q_norm, &self.k_norm) {
             q = q_norm.forward(&q.reshape((b, t, self.heads, d))?, kernels)?;
             k = k_norm.forward(&k.reshape((b, t, kv, d))?, kernels)?;
@@ -150,6 +156,10 @@ impl Attention {
             Masking::Plain { cos, sin, bias } => {
                 self.plain_core(&q, &k, &v, (b, t), cos, sin, bias)?
             }
+        };
+        let out = match inputs.shared {
+            Some(shared) => shared.compress(&reshaped(&out, &[b * t, self.heads * d])?)?,
+            None => out,
         };
         let mut dims = x.dims().to_vec();
         if let Some(last) = dims.last_mut() {

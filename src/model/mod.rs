@@ -50,6 +50,7 @@ mod pyjson;
 mod qwen;
 mod sampling;
 mod score;
+mod shared_prefix;
 mod template;
 mod tokenizer;
 mod weights;

@@ -11,6 +11,7 @@ use super::layers::{
     Mlp, RmsNorm, Rotary, accumulation_dtype, detach_linear, forward_rows, linear, project,
 };
 use super::linear::Linear;
+use super::shared_prefix::SharedRows;
 use candle_core::{DType, Device, Module, Tensor};
 use candle_nn::{Embedding, VarBuilder};
 
@@ -185,7 +186,10 @@ impl Qwen {
     /// (`Kernels::flat_linears`), `[B, count, vocab]` otherwise.
     pub(crate) fn logit_rows(&self, batch: &TokenBatch, count: usize) -> Result<Tensor> {
         let (b, t, hidden) = (batch.batch_size(), batch.seq_len(), self.config.hidden_size);
-        let mut x = self.hidden_states(batch)?;
+        let (mut x, shared) = self.hidden_states(batch)?;
+        if let Some(shared) = &shared {
+            x = shared.expand(&x)?;
+        }
         if count < t {
             x = if self.kernels.flat_linears {
                 x.reshape((b, t, hidden))?
@@ -203,21 +207,29 @@ impl Qwen {
     /// tokens flattened to `B·T`. Every position attends as in `forward`; the final norm and
     /// the output projection run on the chosen rows alone.
     pub(crate) fn logits_at(&self, batch: &TokenBatch, rows: &Tensor) -> Result<Tensor> {
-        let tokens = batch.batch_size() * batch.seq_len();
+        let (x, shared) = self.hidden_states(batch)?;
+        let rows = match &shared {
+            Some(shared) => shared.unique_slots(rows)?,
+            None => rows.clone(),
+        };
         let x = reshaped(
-            &self.hidden_states(batch)?,
-            &[tokens, self.config.hidden_size],
+            &x,
+            &[
+                x.elem_count() / self.config.hidden_size,
+                self.config.hidden_size,
+            ],
         )?;
         let normed = self
             .norm
-            .forward(&x.index_select(rows, 0)?, &self.kernels)?;
+            .forward(&x.index_select(&rows, 0)?, &self.kernels)?;
         Ok(project(&self.lm_head, &normed, &self.kernels)?)
     }
 
     /// The residual stream after the last decoder layer, before the final norm: rows
     /// `[B·T, hidden]` when it runs on rows (`Kernels::flat_linears`), `[B, T, hidden]`
-    /// otherwise.
-    fn hidden_states(&self, batch: &TokenBatch) -> Result<Tensor> {
+    /// otherwise; with a shared prefix (`Kernels::shared_prefix`), its unique rows and
+    /// their layout.
+    fn hidden_states(&self, batch: &TokenBatch) -> Result<(Tensor, Option<SharedRows>)> {
         let limit = self.config.max_position_embeddings;
         if batch.context_needed() > limit {
             return Err(ModelError::ContextFull {
@@ -227,10 +239,15 @@ impl Qwen {
         }
         let kernels = &self.kernels;
         let (b, t) = (batch.batch_size(), batch.seq_len());
-        let ids = if kernels.flat_linears {
-            batch.ids.flatten_all()?
+        let shared = if kernels.flat_linears && kernels.shared_prefix {
+            SharedRows::of(batch, &self.device)?
         } else {
-            batch.ids.clone()
+            None
+        };
+        let ids = match &shared {
+            Some(shared) => shared.unique_ids(&batch.ids)?,
+            None if kernels.flat_linears => batch.ids.flatten_all()?,
+            None => batch.ids.clone(),
         };
         let mut x = self.embed_tokens.forward(&ids)?;
         let masking = if kernels.attention && on_host(&x) {
@@ -252,11 +269,12 @@ impl Qwen {
             batch: b,
             len: t,
             masking,
+            shared: shared.as_ref(),
         };
         for layer in &self.layers {
             x = layer.forward(&x, &attention, kernels)?;
         }
-        Ok(x)
+        Ok((x, shared))
     }
 
     /// Inference over the new tokens of several sequences at once: the linear layers run on

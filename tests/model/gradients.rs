@@ -227,15 +227,16 @@ fn padded_batches_compute_what_each_sequence_computes_alone() {
     }
 }
 
-/// Right-padded slices of a fixture's reference ids, and the next-token columns of the
-/// flattened `[B, T-1]` grid past each row's first third (the "completion").
-fn ragged_with_columns(name: &str, device: &Device) -> (TokenBatch, Vec<u32>) {
+/// Right-padded slices of a fixture's reference ids (behind one shared prefix of 24 tokens
+/// when `shared`, which `Kernels::shared_prefix` computes once), and the next-token columns
+/// of the flattened `[B, T-1]` grid past each row's first third (the "completion").
+fn ragged_with_columns(name: &str, shared: bool, device: &Device) -> (TokenBatch, Vec<u32>) {
     let input = ids(&reference(name)["input_ids"]);
-    let sequences = vec![
-        input[3..40].to_vec(),
-        input[100..190].to_vec(),
-        input[7..20].to_vec(),
-    ];
+    let prefix = if shared { &input[40..64] } else { &input[..0] };
+    let sequences: Vec<Vec<u32>> = [&input[3..40], &input[100..190], &input[7..20]]
+        .iter()
+        .map(|own| prefix.iter().chain(own.iter()).copied().collect())
+        .collect();
     let batch = TokenBatch::pad(&sequences, Padding::Right, 0, device).unwrap();
     let width = batch.seq_len() - 1;
     let columns = sequences
@@ -254,10 +255,16 @@ fn figures_at_chosen_columns_equal_the_full_forwards_with_the_same_gradients() {
         dtype: Some(DType::F64),
         ..LoadOptions::default()
     };
-    for name in ["tiny-qwen2", "tiny-qwen3"] {
+    for (name, shared) in [
+        ("tiny-qwen2", false),
+        ("tiny-qwen3", false),
+        ("tiny-qwen2", true),
+        ("tiny-qwen3", true),
+    ] {
         let model = LanguageModel::load(&fixture_dir(name), &options).unwrap();
         let qwen = model.qwen().unwrap();
-        let (batch, columns) = ragged_with_columns(name, model.device());
+        let (batch, columns) = ragged_with_columns(name, shared, model.device());
+        assert_eq!(batch.shared_prefix() > 0, shared, "{name}");
         let (rows, width) = (batch.batch_size(), batch.seq_len() - 1);
         let mut weights = vec![0f64; rows * width];
         for &column in &columns {

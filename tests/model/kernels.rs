@@ -46,6 +46,20 @@ fn sequences() -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// Tokens every sequence of `shared_sequences` starts with.
+const SHARED: usize = 20;
+
+/// `sequences()` behind one prefix of `SHARED` tokens (a system prompt's shape).
+fn shared_sequences() -> Vec<Vec<u32>> {
+    let prefix: Vec<u32> = (0..SHARED)
+        .map(|i| ((i * 53 + 11) % 299) as u32 + 1)
+        .collect();
+    sequences()
+        .into_iter()
+        .map(|own| prefix.iter().copied().chain(own).collect())
+        .collect()
+}
+
 /// 1 where both the predicting token and its target are real tokens.
 fn target_mask(batch: &TokenBatch, dtype: DType) -> Tensor {
     let len = batch.seq_len();
@@ -169,6 +183,31 @@ fn fused_kernels_give_the_plain_losses_and_gradients() {
                     let label = format!("{architecture} {dtype:?} {padding:?} {isa:?}");
                     assert_same_gradients(&model, &parameters, &batch, kernels, &label);
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shared_prefix_computed_once_gives_the_plain_losses_and_gradients() {
+    let rows = shared_sequences();
+    let left = TokenBatch::pad(&rows, Padding::Left, 0, &Device::Cpu).unwrap();
+    assert_eq!(left.shared_prefix(), 0, "left padding shares no slots");
+    let batch = TokenBatch::pad(&rows, Padding::Right, 0, &Device::Cpu).unwrap();
+    assert_eq!(batch.shared_prefix(), SHARED);
+    let alone = TokenBatch::pad(&rows[..1], Padding::Right, 0, &Device::Cpu).unwrap();
+    assert_eq!(alone.shared_prefix(), 0, "one sequence shares nothing");
+    for architecture in ["Qwen2ForCausalLM", "Qwen3ForCausalLM"] {
+        let config = small_config(architecture);
+        for dtype in [DType::F32, DType::F64] {
+            let (model, parameters) = tiny_qwen(&config, dtype, 5);
+            for isa in Isa::available() {
+                let kernels = Kernels {
+                    isa,
+                    ..Kernels::fused()
+                };
+                let label = format!("{architecture} {dtype:?} {isa:?} shared prefix");
+                assert_same_gradients(&model, &parameters, &batch, kernels, &label);
             }
         }
     }

@@ -107,6 +107,9 @@ pub struct Kernels {
     /// per sequence, off for forwards that extend sequences by more (a packed forward sets
     /// it), so each row is computed the same way whatever shares its batch.
     pub few_rows: bool,
+    /// A batch whose sequences start with the same tokens computes them once: every layer
+    /// but attention runs on the prefix once and each sequence's own tokens (`SharedRows`).
+    pub shared_prefix: bool,
     /// The instruction set of the hand-written loops.
     pub isa: Isa,
 }
@@ -129,6 +132,7 @@ impl Kernels {
             log_probs: true,
             decode: true,
             few_rows: true,
+            shared_prefix: true,
             isa: Isa::detect(),
         }
     }
@@ -144,12 +148,13 @@ impl Kernels {
             log_probs: false,
             decode: false,
             few_rows: false,
+            shared_prefix: false,
             isa: Isa::detect(),
         }
     }
 
     /// Names of the switches, as `without` accepts them.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "flat_linears",
         "norm",
         "attention",
@@ -157,6 +162,7 @@ impl Kernels {
         "mlp",
         "log_probs",
         "decode",
+        "shared_prefix",
     ];
 
     /// The same set with the named kernel switched off; `None` for an unknown name.
@@ -169,6 +175,7 @@ impl Kernels {
             "mlp" => &mut self.mlp,
             "log_probs" => &mut self.log_probs,
             "decode" => &mut self.decode,
+            "shared_prefix" => &mut self.shared_prefix,
             _ => return None,
         };
         *switch = false;
