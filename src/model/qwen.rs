@@ -188,7 +188,13 @@ impl Qwen {
         let (b, t, hidden) = (batch.batch_size(), batch.seq_len(), self.config.hidden_size);
         let (mut x, shared) = self.hidden_states(batch)?;
         if let Some(shared) = &shared {
-            x = shared.expand(&x)?;
+            let normed = self.norm.forward(&x, &self.kernels)?;
+            let logits = shared.expand(&project(&self.lm_head, &normed, &self.kernels)?)?;
+            let vocab = self.config.vocab_size;
+            return Ok(logits
+                .reshape((b, t, vocab))?
+                .narrow(1, 0, count)?
+                .reshape((b * count, vocab))?);
         }
         if count < t {
             x = if self.kernels.flat_linears {

@@ -197,6 +197,13 @@ fn a_shared_prefix_computed_once_gives_the_plain_losses_and_gradients() {
     assert_eq!(batch.shared_prefix(), SHARED);
     let alone = TokenBatch::pad(&rows[..1], Padding::Right, 0, &Device::Cpu).unwrap();
     assert_eq!(alone.shared_prefix(), 0, "one sequence shares nothing");
+    let whole = vec![rows[1][..SHARED].to_vec(), rows[1].clone()];
+    let whole = TokenBatch::pad(&whole, Padding::Right, 0, &Device::Cpu).unwrap();
+    assert_eq!(
+        whole.shared_prefix(),
+        SHARED - 1,
+        "a sequence that is all prefix keeps its last token"
+    );
     for architecture in ["Qwen2ForCausalLM", "Qwen3ForCausalLM"] {
         let config = small_config(architecture);
         for dtype in [DType::F32, DType::F64] {
