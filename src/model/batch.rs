@@ -25,7 +25,6 @@ pub struct TokenBatch {
     pub mask: Vec<u8>,
     batch: usize,
     len: usize,
-    shared: usize,
 }
 
 impl TokenBatch {
@@ -103,7 +102,6 @@ impl TokenBatch {
                 "an empty batch has nothing to compute".into(),
             ));
         }
-        let shared = shared_prefix(&ids, &mask, batch, len);
         let mut positions = Vec::with_capacity(ids.len());
         for row in mask.chunks(len) {
             let mut next = 0u32;
@@ -118,7 +116,6 @@ impl TokenBatch {
             mask,
             batch,
             len,
-            shared,
         })
     }
 
@@ -130,12 +127,6 @@ impl TokenBatch {
     /// Padded length `T`.
     pub fn seq_len(&self) -> usize {
         self.len
-    }
-
-    /// How many tokens every sequence starts with (real tokens at the same slots, so left
-    /// padding shares nothing), short of each sequence's whole length; 0 for one sequence.
-    pub fn shared_prefix(&self) -> usize {
-        self.shared
     }
 
     /// The largest position any token takes, plus one: the context the batch needs.
@@ -167,21 +158,4 @@ impl TokenBatch {
         }
         Ok(Tensor::from_vec(bias, (batch, 1, 1, len, len), device)?.to_dtype(dtype)?)
     }
-}
-
-/// The number of leading slots where every row holds a real token and the first row's id,
-/// short of the shortest row's length (each keeps a token of its own); 0 for one row.
-fn shared_prefix(ids: &[u32], mask: &[u8], batch: usize, len: usize) -> usize {
-    if batch < 2 {
-        return 0;
-    }
-    let shortest = mask
-        .chunks(len)
-        .map(|row| row.iter().take_while(|&&bit| bit == 1).count())
-        .min()
-        .unwrap_or(0);
-    let first = &ids[..len];
-    (0..shortest.saturating_sub(1))
-        .take_while(|&t| (1..batch).all(|b| ids[b * len + t] == first[t]))
-        .count()
 }

@@ -78,6 +78,7 @@ pub use pyjson::{DumpOptions, dumps as python_json_dumps};
 pub use qwen::{Qwen, Segment};
 pub use sampling::{SampledToken, Sampler, SamplingParams, argmax};
 pub use score::{PolicyTokens, TokenSource, TrajectoryScore, score_trajectory, trajectory_tokens};
+pub use shared_prefix::SharedRows;
 pub use template::{ChatTemplate, RenderOptions};
 pub use tokenizer::{ByteOffsets, ChatTokenizer, TokenizerConfig};
 pub use weights::{ParameterStore, parameter_tensors, save_tensors, weight_files};

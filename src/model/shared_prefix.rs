@@ -1,58 +1,51 @@
-//! A padded batch whose sequences start with the same tokens (the system prompt and tool
-//! list every demonstration carries, a group's prompt) computes those tokens once. The
-//! residual stream runs on unique rows, the shared prefix once and then each sequence's own
-//! slots, so embeddings, norms, projections and the MLP skip the copies; attention, which
-//! needs each sequence whole, takes its queries, keys and values expanded to the `B × T`
-//! grid and gives back the unique rows. A causal prefix attends only to itself, so its rows
-//! are the same in every sequence, and the expansion's backward sums the gradients the
-//! sequences send to them: the same figures and gradients as the whole grid.
+//! A padded batch whose sequences start alike computes each shared prefix once: the system
+//! prompt and tool list every demonstration carries, a GRPO group's prompt, and the opening
+//! turns its samples have in common. The residual stream runs on unique rows (a row per
+//! distinct prefix, as in a trie of the sequences), so embeddings, norms, projections and the
+//! MLP skip the copies; attention, which needs each sequence whole, takes its queries, keys
+//! and values expanded to the `B × T` grid and gives back the unique rows. A causal token
+//! attends only to its own prefix, so sequences that agree up to a slot have the same row
+//! there, and the expansion's backward sums the gradients the sequences send to it: the same
+//! figures and gradients as the whole grid.
 
 use super::batch::TokenBatch;
 use candle_core::{Device, Result, Tensor};
+use std::collections::HashMap;
 
-/// Fewest shared tokens worth the expansion's copies.
-pub const MIN_SHARED_TOKENS: usize = 16;
+/// Fewest rows saved worth the expansion's copies.
+pub const MIN_SAVED_ROWS: usize = 16;
 
-/// Where the unique rows of a batch with a shared prefix sit in its `B × T` grid.
+/// Where the unique rows of a batch with shared prefixes sit in its `B × T` grid.
 #[derive(Clone, Debug)]
 pub struct SharedRows {
     /// For each grid slot (`B·T`, u32), its unique row.
     expand: Tensor,
-    /// For each unique row (u32), a grid slot holding it: the first sequence's for the prefix.
+    /// For each unique row (u32), the first grid slot holding it.
     compress: Tensor,
 }
 
 impl SharedRows {
-    /// The layout of `batch`, or `None` when its sequences share fewer than
-    /// `MIN_SHARED_TOKENS` leading tokens.
+    /// The layout of `batch`, or `None` when sharing saves fewer than `MIN_SAVED_ROWS` rows.
     pub fn of(batch: &TokenBatch, device: &Device) -> Result<Option<Self>> {
-        let prefix = batch.shared_prefix();
-        if prefix < MIN_SHARED_TOKENS {
+        let (b, t) = (batch.batch_size(), batch.seq_len());
+        if b < 2 {
             return Ok(None);
         }
-        let (b, t) = (batch.batch_size(), batch.seq_len());
-        let own = t - prefix;
-        let expand: Vec<u32> = (0..b)
-            .flat_map(|row| {
-                (0..t).map(move |slot| {
-                    let unique = if slot < prefix {
-                        slot
-                    } else {
-                        prefix + row * own + slot - prefix
-                    };
-                    unique as u32
-                })
-            })
-            .collect();
-        let compress: Vec<u32> = (0..prefix)
-            .chain((0..b).flat_map(|row| (prefix..t).map(move |slot| row * t + slot)))
-            .map(|slot| slot as u32)
-            .collect();
+        let ids: Vec<u32> = batch.ids.flatten_all()?.to_vec1()?;
+        let (expand, compress) = unique_rows(&ids, &batch.mask, t);
+        if b * t - compress.len() < MIN_SAVED_ROWS {
+            return Ok(None);
+        }
         let unique = compress.len();
         Ok(Some(Self {
             expand: Tensor::from_vec(expand, b * t, device)?,
             compress: Tensor::from_vec(compress, unique, device)?,
         }))
+    }
+
+    /// How many rows the batch computes.
+    pub fn unique_rows(&self) -> usize {
+        self.compress.elem_count()
     }
 
     /// The batch's token ids `[B, T]` as unique rows `[U]`.
@@ -74,4 +67,39 @@ impl SharedRows {
     pub fn unique_slots(&self, slots: &Tensor) -> Result<Tensor> {
         self.expand.index_select(slots, 0)
     }
+}
+
+/// For each slot of the row-major grid `ids`/`mask` (rows of `len`), its unique row, and for
+/// each unique row its first slot. A real token shares the row of every earlier sequence with
+/// the same real tokens at the same slots up to it; every padding slot shares one row (no
+/// real token sees it, and no loss reads it), and real tokens after padding in a row (left
+/// padding) have rows of their own.
+fn unique_rows(ids: &[u32], mask: &[u8], len: usize) -> (Vec<u32>, Vec<u32>) {
+    const ROOT: u32 = u32::MAX;
+    let mut expand = Vec::with_capacity(ids.len());
+    let mut compress: Vec<u32> = Vec::new();
+    let mut children: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut padding_row = None;
+    for (row_ids, row_mask) in ids.chunks(len).zip(mask.chunks(len)) {
+        let mut parent = Some(ROOT);
+        for (&id, &bit) in row_ids.iter().zip(row_mask) {
+            let slot = expand.len() as u32;
+            let mut new_row = || {
+                compress.push(slot);
+                compress.len() as u32 - 1
+            };
+            let row = if bit == 0 {
+                parent = None;
+                *padding_row.get_or_insert_with(new_row)
+            } else if let Some(key) = parent.map(|parent| (parent, id)) {
+                let row = *children.entry(key).or_insert_with(new_row);
+                parent = Some(row);
+                row
+            } else {
+                new_row()
+            };
+            expand.push(row);
+        }
+    }
+    (expand, compress)
 }

@@ -6,8 +6,8 @@ use crate::common::{fixture_dir, ids, load_fixture, reference, tiny_config, tiny
 use candle_core::{DType, Device, IndexOp, Tensor, Var};
 use candle_nn::VarMap;
 use rollscope::model::{
-    LanguageModel, LoadOptions, NextTokenStats, Padding, Qwen, TokenBatch, next_token_log_probs,
-    next_token_log_probs_at, next_token_stats, next_token_stats_at,
+    LanguageModel, LoadOptions, NextTokenStats, Padding, Qwen, SharedRows, TokenBatch,
+    next_token_log_probs, next_token_log_probs_at, next_token_stats, next_token_stats_at,
 };
 
 const ARCHITECTURES: [&str; 2] = ["Qwen2ForCausalLM", "Qwen3ForCausalLM"];
@@ -227,13 +227,20 @@ fn padded_batches_compute_what_each_sequence_computes_alone() {
     }
 }
 
-/// Right-padded slices of a fixture's reference ids (behind one shared prefix of 24 tokens
-/// when `shared`, which `Kernels::shared_prefix` computes once), and the next-token columns
-/// of the flattened `[B, T-1]` grid past each row's first third (the "completion").
+/// Right-padded slices of a fixture's reference ids (when `shared`, behind one shared prefix
+/// of 24 tokens, with a copy of the first and a sequence that is the second's prefix, which
+/// `Kernels::shared_prefix` computes once), and the next-token columns of the flattened
+/// `[B, T-1]` grid past each row's first third (the "completion").
 fn ragged_with_columns(name: &str, shared: bool, device: &Device) -> (TokenBatch, Vec<u32>) {
     let input = ids(&reference(name)["input_ids"]);
-    let prefix = if shared { &input[40..64] } else { &input[..0] };
-    let sequences: Vec<Vec<u32>> = [&input[3..40], &input[100..190], &input[7..20]]
+    let mut owns = vec![&input[3..40], &input[100..190], &input[7..20]];
+    let prefix = if shared {
+        owns.extend([&input[3..40], &input[100..130]]);
+        &input[40..64]
+    } else {
+        &input[..0]
+    };
+    let sequences: Vec<Vec<u32>> = owns
         .iter()
         .map(|own| prefix.iter().chain(own.iter()).copied().collect())
         .collect();
@@ -264,7 +271,15 @@ fn figures_at_chosen_columns_equal_the_full_forwards_with_the_same_gradients() {
         let model = LanguageModel::load(&fixture_dir(name), &options).unwrap();
         let qwen = model.qwen().unwrap();
         let (batch, columns) = ragged_with_columns(name, shared, model.device());
-        assert_eq!(batch.shared_prefix() > 0, shared, "{name}");
+        let real = batch.mask.iter().filter(|&&bit| bit == 1).count();
+        let layout = SharedRows::of(&batch, model.device()).unwrap().unwrap();
+        let padding_only = layout.unique_rows() == real + 1;
+        assert_eq!(
+            padding_only,
+            !shared,
+            "{name}: {} unique rows",
+            layout.unique_rows()
+        );
         let (rows, width) = (batch.batch_size(), batch.seq_len() - 1);
         let mut weights = vec![0f64; rows * width];
         for &column in &columns {

@@ -107,8 +107,8 @@ pub struct Kernels {
     /// per sequence, off for forwards that extend sequences by more (a packed forward sets
     /// it), so each row is computed the same way whatever shares its batch.
     pub few_rows: bool,
-    /// A batch whose sequences start with the same tokens computes them once: every layer
-    /// but attention runs on the prefix once and each sequence's own tokens (`SharedRows`).
+    /// A batch whose sequences start alike computes each shared prefix once: every layer
+    /// but attention runs on one row per distinct prefix (`SharedRows`).
     pub shared_prefix: bool,
     /// The instruction set of the hand-written loops.
     pub isa: Isa,
