@@ -2,6 +2,7 @@
 //! ids, per-token positions and the attention mask, for left or right padding.
 
 use super::error::{ModelError, Result};
+use super::shared_prefix::SharedRows;
 use candle_core::{DType, Device, Tensor};
 
 /// Which side the padding goes on.
@@ -25,6 +26,7 @@ pub struct TokenBatch {
     pub mask: Vec<u8>,
     batch: usize,
     len: usize,
+    shared: Option<SharedRows>,
 }
 
 impl TokenBatch {
@@ -102,6 +104,7 @@ impl TokenBatch {
                 "an empty batch has nothing to compute".into(),
             ));
         }
+        let shared = SharedRows::of(&ids, &mask, (batch, len), device)?;
         let mut positions = Vec::with_capacity(ids.len());
         for row in mask.chunks(len) {
             let mut next = 0u32;
@@ -116,6 +119,7 @@ impl TokenBatch {
             mask,
             batch,
             len,
+            shared,
         })
     }
 
@@ -127,6 +131,12 @@ impl TokenBatch {
     /// Padded length `T`.
     pub fn seq_len(&self) -> usize {
         self.len
+    }
+
+    /// Where the rows of the prefixes its sequences share sit (`Kernels::shared_prefix`
+    /// computes each once), or `None` when sharing would save too little.
+    pub fn shared_rows(&self) -> Option<&SharedRows> {
+        self.shared.as_ref()
     }
 
     /// The largest position any token takes, plus one: the context the batch needs.

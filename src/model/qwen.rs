@@ -246,7 +246,7 @@ impl Qwen {
         let kernels = &self.kernels;
         let (b, t) = (batch.batch_size(), batch.seq_len());
         let shared = if kernels.flat_linears && kernels.shared_prefix {
-            SharedRows::of(batch, &self.device)?
+            batch.shared_rows().cloned()
         } else {
             None
         };

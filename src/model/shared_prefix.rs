@@ -8,7 +8,6 @@
 //! there, and the expansion's backward sums the gradients the sequences send to it: the same
 //! figures and gradients as the whole grid.
 
-use super::batch::TokenBatch;
 use candle_core::{Device, Result, Tensor};
 use std::collections::HashMap;
 
@@ -25,20 +24,24 @@ pub struct SharedRows {
 }
 
 impl SharedRows {
-    /// The layout of `batch`, or `None` when sharing saves fewer than `MIN_SAVED_ROWS` rows.
-    pub fn of(batch: &TokenBatch, device: &Device) -> Result<Option<Self>> {
-        let (b, t) = (batch.batch_size(), batch.seq_len());
-        if b < 2 {
+    /// The layout of the row-major grid `ids`/`mask` (`batch` rows of `len`), or `None`
+    /// when sharing saves fewer than `MIN_SAVED_ROWS` rows.
+    pub(crate) fn of(
+        ids: &[u32],
+        mask: &[u8],
+        (batch, len): (usize, usize),
+        device: &Device,
+    ) -> Result<Option<Self>> {
+        if batch < 2 {
             return Ok(None);
         }
-        let ids: Vec<u32> = batch.ids.flatten_all()?.to_vec1()?;
-        let (expand, compress) = unique_rows(&ids, &batch.mask, t);
-        if b * t - compress.len() < MIN_SAVED_ROWS {
+        let (expand, compress) = unique_rows(ids, mask, len);
+        if batch * len - compress.len() < MIN_SAVED_ROWS {
             return Ok(None);
         }
         let unique = compress.len();
         Ok(Some(Self {
-            expand: Tensor::from_vec(expand, b * t, device)?,
+            expand: Tensor::from_vec(expand, batch * len, device)?,
             compress: Tensor::from_vec(compress, unique, device)?,
         }))
     }

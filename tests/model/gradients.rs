@@ -6,8 +6,8 @@ use crate::common::{fixture_dir, ids, load_fixture, reference, tiny_config, tiny
 use candle_core::{DType, Device, IndexOp, Tensor, Var};
 use candle_nn::VarMap;
 use rollscope::model::{
-    LanguageModel, LoadOptions, NextTokenStats, Padding, Qwen, SharedRows, TokenBatch,
-    next_token_log_probs, next_token_log_probs_at, next_token_stats, next_token_stats_at,
+    LanguageModel, LoadOptions, NextTokenStats, Padding, Qwen, TokenBatch, next_token_log_probs,
+    next_token_log_probs_at, next_token_stats, next_token_stats_at,
 };
 
 const ARCHITECTURES: [&str; 2] = ["Qwen2ForCausalLM", "Qwen3ForCausalLM"];
@@ -272,7 +272,7 @@ fn figures_at_chosen_columns_equal_the_full_forwards_with_the_same_gradients() {
         let qwen = model.qwen().unwrap();
         let (batch, columns) = ragged_with_columns(name, shared, model.device());
         let real = batch.mask.iter().filter(|&&bit| bit == 1).count();
-        let layout = SharedRows::of(&batch, model.device()).unwrap().unwrap();
+        let layout = batch.shared_rows().unwrap();
         let padding_only = layout.unique_rows() == real + 1;
         assert_eq!(
             padding_only,

@@ -196,8 +196,8 @@ fn fused_kernels_give_the_plain_losses_and_gradients() {
 fn shared_prefixes_computed_once_give_the_plain_losses_and_gradients() {
     let unique_rows = |rows: &[Vec<u32>], padding: Padding| {
         let batch = TokenBatch::pad(rows, padding, 0, &Device::Cpu).unwrap();
-        let shared = SharedRows::of(&batch, &Device::Cpu).unwrap();
-        (batch, shared.map(|shared| shared.unique_rows()))
+        let unique = batch.shared_rows().map(SharedRows::unique_rows);
+        (batch, unique)
     };
     let rows = shared_sequences();
     let real: usize = rows.iter().map(Vec::len).sum();
