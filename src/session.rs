@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 /// The environment variable that names the sessions root.
 pub const SESSIONS_ENV: &str = "ROLLSCOPE_SESSIONS";
 
+/// The `session.toml` a new session starts with (the shipped `default` session's, every
+/// key commented out).
+const SESSION_TEMPLATE: &str = include_str!("../sessions/default/session.toml");
+
 /// Where a session's files live.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionPaths {
@@ -37,6 +41,25 @@ impl SessionPaths {
             name: name.to_string(),
             dir: root.join(name),
         })
+    }
+
+    /// Whether the session exists: its folder holds a store or a `session.toml`.
+    pub fn exists(&self) -> bool {
+        self.store_dir().is_dir() || self.config_path().is_file()
+    }
+
+    /// Makes the session: its folder and a `session.toml` that lists the settings, all
+    /// commented out (nothing is touched when it exists).
+    pub fn create(&self) -> anyhow::Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create the session folder {}", self.dir.display()))?;
+        let config = self.config_path();
+        if !config.exists() {
+            let text = SESSION_TEMPLATE.replacen("`default`", &format!("`{}`", self.name), 1);
+            std::fs::write(&config, text)
+                .with_context(|| format!("cannot write {}", config.display()))?;
+        }
+        Ok(())
     }
 
     /// The sled store.
@@ -82,6 +105,30 @@ pub fn sessions_root(flag: Option<&Path>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("sessions"))
 }
 
+/// The session `name` under `root`, which must exist: commands that only read never make
+/// one, so a mistyped name is an error that lists the sessions there and the one meant.
+pub fn existing_session(root: &Path, name: &str) -> anyhow::Result<SessionPaths> {
+    let paths = SessionPaths::new(root, name)?;
+    if paths.exists() {
+        return Ok(paths);
+    }
+    let names = list_sessions(root)?;
+    let known: Vec<&str> = names.iter().map(String::as_str).collect();
+    let hint = match crate::text::nearest(name, &known) {
+        Some(near) => format!("did you mean `{near}`? "),
+        None => String::new(),
+    };
+    let listed = match known.as_slice() {
+        [] => "there are no sessions there yet".to_string(),
+        known => format!("the sessions there: {}", known.join(", ")),
+    };
+    anyhow::bail!(
+        "there is no session `{name}` under {} ({listed}); {hint}`rollscope import FILE --session {name}` \
+         or `rollscope sessions new {name}` makes it",
+        root.display()
+    )
+}
+
 /// The names of the sessions under a root, sorted.
 pub fn list_sessions(root: &Path) -> anyhow::Result<Vec<String>> {
     let Ok(entries) = std::fs::read_dir(root) else {
@@ -90,9 +137,9 @@ pub fn list_sessions(root: &Path) -> anyhow::Result<Vec<String>> {
     let mut names = Vec::new();
     for entry in entries {
         let entry = entry.with_context(|| format!("cannot read {}", root.display()))?;
-        let path = entry.path();
-        if path.join("store").is_dir() || path.join("session.toml").is_file() {
-            names.push(entry.file_name().to_string_lossy().into_owned());
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if SessionPaths::new(root, &name).is_ok_and(|session| session.exists()) {
+            names.push(name);
         }
     }
     names.sort();

@@ -10,6 +10,8 @@ mod label_kinds;
 mod pipes;
 #[path = "cli/search.rs"]
 mod search;
+#[path = "cli/sessions.rs"]
+mod sessions;
 #[path = "cli/tool_call_ids.rs"]
 mod tool_call_ids;
 #[path = "cli/tool_names.rs"]
@@ -226,6 +228,7 @@ fn delete_needs_a_filter_and_compact_reports_sizes() {
 fn unknown_ids_and_kinds_say_what_to_do() {
     let dir = tempfile::tempdir().unwrap();
     let sessions = dir.path().join("sessions");
+    stdout(rollscope(&sessions).args(["sessions", "new", "default"]));
     let output = rollscope(&sessions)
         .args(["show", "abcdef"])
         .output()

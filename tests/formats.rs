@@ -9,8 +9,10 @@ mod formats {
     mod fuzz;
     mod import_agents;
     mod import_all;
+    mod import_interchange;
     mod import_math;
     mod import_openhands;
     mod import_trl;
+    mod loss;
     mod round_trip;
 }

@@ -1,7 +1,9 @@
 //! The import benchmark: an Inspect `.eval` log of N samples (about 1 GiB at the defaults:
-//! 100k samples of ~10 KiB, members stored uncompressed so every byte is JSON to parse) and
-//! a parquet file of TRL completions rows written with our own parquet writer, each imported
-//! by a real `rollscope import` process into a fresh session: MB/s of the file, and the
+//! 100k samples of ~10 KiB, members stored uncompressed so every byte is JSON to parse), a
+//! parquet file of TRL completions rows written with our own parquet writer, and a Harbor job
+//! folder of ATIF trials (`trial-N/agent/trajectory.json` of 20 steps with token ids and
+//! log-probs, and `result.json` with the verifier's reward), each imported by a real
+//! `rollscope import` process into a fresh session: MB/s of the files, records/s, and the
 //! peak memory of the importing process and of the session server that stores the records.
 
 use super::BenchProgress;
@@ -22,6 +24,8 @@ pub struct ImportBenchOptions {
     pub sample_bytes: usize,
     /// Rows of the parquet file.
     pub parquet_rows: usize,
+    /// Trials in the Harbor job folder of ATIF trajectories.
+    pub atif_trials: usize,
     /// The `rollscope` executable that imports (and serves the session).
     pub executable: PathBuf,
 }
@@ -50,7 +54,7 @@ pub struct ImportFigure {
 pub struct ImportBenchReport {
     /// The options.
     pub options: ImportBenchOptions,
-    /// The `.eval` log, then the parquet file.
+    /// The `.eval` log, the parquet file, the ATIF job folder.
     pub figures: Vec<ImportFigure>,
 }
 
@@ -69,10 +73,18 @@ pub fn bench_import(
     progress(BenchProgress::End);
     let parquet = scratch.path().join("completions_00001.parquet");
     write_completions(&parquet, options.parquet_rows)?;
+    let job = scratch.path().join("harbor-job");
+    progress(BenchProgress::Begin {
+        label: "writing the ATIF job folder".into(),
+        total: Some(options.atif_trials as u64),
+    });
+    write_atif_job(&job, options.atif_trials, progress)?;
+    progress(BenchProgress::End);
     let mut figures = Vec::new();
     for (what, path) in [
         ("inspect .eval log", &eval),
         ("TRL completions parquet", &parquet),
+        ("ATIF job folder", &job),
     ] {
         progress(BenchProgress::Begin {
             label: format!("importing the {what}"),
@@ -113,11 +125,17 @@ fn import(
     let seconds = started.elapsed().as_secs_f64();
     anyhow::ensure!(output.status.success(), "the import of the {what} failed");
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)?;
-    let records = report[0]["trajectories"].as_u64().unwrap_or(0) as usize;
+    let records = match report[0]["files"].as_array() {
+        Some(files) => files
+            .iter()
+            .map(|file| file["trajectories"].as_u64().unwrap_or(0) as usize)
+            .sum(),
+        None => report[0]["trajectories"].as_u64().unwrap_or(0) as usize,
+    };
     let server_peak_bytes = store
         .server_pid()
         .and_then(|pid| super::process_memory(pid).1);
-    let bytes = std::fs::metadata(path)?.len();
+    let bytes = size_of(path)?;
     Ok(ImportFigure {
         what: what.to_string(),
         records,
@@ -221,4 +239,72 @@ fn write_completions(path: &Path, rows: usize) -> anyhow::Result<()> {
     }
     let file = std::io::BufWriter::new(std::fs::File::create(path)?);
     crate::formats::write_parquet(&jsonl, file)
+}
+
+/// Bytes of a file, or of every file below a folder.
+fn size_of(path: &Path) -> std::io::Result<u64> {
+    let metadata = std::fs::metadata(path)?;
+    if !metadata.is_dir() {
+        return Ok(metadata.len());
+    }
+    let mut total = 0;
+    for entry in std::fs::read_dir(path)? {
+        total += size_of(&entry?.path())?;
+    }
+    Ok(total)
+}
+
+/// Writes a Harbor job folder of `trials` trials: each `trial-N/agent/trajectory.json` an
+/// ATIF v1.6 trajectory of 20 steps (a user step, then agent steps with a bash call, its
+/// result, 40 completion token ids with log-probs; the first agent step with its prompt's
+/// ids) and `trial-N/result.json` with the verifier's reward.
+fn write_atif_job(
+    dir: &Path,
+    trials: usize,
+    progress: &mut dyn FnMut(BenchProgress),
+) -> anyhow::Result<()> {
+    for trial in 0..trials {
+        let folder = dir.join(format!("trial-{trial:05}"));
+        std::fs::create_dir_all(folder.join("agent"))?;
+        let mut steps = vec![json!({"step_id": 1, "source": "user",
+            "message": format!("Create the file out-{trial}.txt holding the sum of {} and {}.", trial % 97, trial % 13)})];
+        for step in 2..=20 {
+            let completion: Vec<u32> = (0..40)
+                .map(|token| ((trial * 31 + step * 7 + token) % 2000) as u32)
+                .collect();
+            let logprobs: Vec<f64> = (0..40)
+                .map(|token| -0.01 * ((token + step) % 9) as f64)
+                .collect();
+            let mut metrics = json!({"prompt_tokens": 300 + step * 50, "completion_tokens": 40,
+                                     "completion_token_ids": completion, "logprobs": logprobs});
+            if step == 2 {
+                let prompt: Vec<u32> = (0..300)
+                    .map(|token| ((trial + token) % 2000) as u32)
+                    .collect();
+                metrics["prompt_token_ids"] = json!(prompt);
+            }
+            let call = format!("call_{step}");
+            steps.push(json!({
+                "step_id": step, "source": "agent", "model_name": "synthetic",
+                "message": format!("Step {step}: I will inspect the directory and write the answer."),
+                "reasoning_content": format!("The task asks for {} plus {}; checking the state first.", trial % 97, trial % 13),
+                "tool_calls": [{"tool_call_id": call, "function_name": "bash",
+                                "arguments": {"command": format!("ls -la /work/step-{step} && cat notes-{trial}.txt")}}],
+                "observation": {"results": [{"source_call_id": call,
+                    "content": format!("total {step}\ndrwxr-xr-x 2 root root 4096 notes-{trial}.txt\nline {step} of the notes")}]},
+                "metrics": metrics,
+            }));
+        }
+        let trajectory = json!({"schema_version": "ATIF-v1.6", "session_id": format!("trial-{trial}"),
+            "agent": {"name": "bench-agent", "version": "1.0"}, "steps": steps});
+        std::fs::write(folder.join("agent/trajectory.json"), trajectory.to_string())?;
+        let result = json!({"task_name": format!("sum-{}", trial % 500), "trial_name": format!("trial-{trial:05}"),
+            "verifier_result": {"rewards": {"reward": f64::from(u8::from(trial % 3 != 0))}},
+            "exception_info": null, "started_at": "2026-12-06T10:00:00Z", "finished_at": "2026-12-06T10:01:30Z"});
+        std::fs::write(folder.join("result.json"), result.to_string())?;
+        if trial % 1000 == 999 {
+            progress(BenchProgress::Advance(1000));
+        }
+    }
+    Ok(())
 }

@@ -132,6 +132,9 @@ pub struct ImportBenchArgs {
     /// Rows of the generated TRL completions parquet file.
     #[arg(long, default_value_t = 100_000)]
     pub parquet_rows: usize,
+    /// Trials in the generated Harbor job folder of ATIF trajectories (20 steps each).
+    #[arg(long, default_value_t = 10_000)]
+    pub atif_trials: usize,
 }
 
 impl ImportBenchArgs {
@@ -141,6 +144,7 @@ impl ImportBenchArgs {
             samples: self.samples,
             sample_bytes: self.sample_bytes,
             parquet_rows: self.parquet_rows,
+            atif_trials: self.atif_trials,
             executable: std::env::current_exe()?,
         })
     }

@@ -3,7 +3,6 @@
 use super::{Cli, FilterArgs, output};
 use crate::curate::{self, ExportRequest};
 use crate::formats::{ExportOptions, Format, ToolArguments};
-use crate::session;
 use crate::store::{Query, SortKey};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -305,25 +304,6 @@ pub fn compact(cli: &Cli) -> anyhow::Result<()> {
             output::bytes(report.before),
             output::bytes(report.after)
         );
-    }
-    Ok(())
-}
-
-/// `rollscope sessions`.
-pub fn sessions(cli: &Cli) -> anyhow::Result<()> {
-    let root = session::sessions_root(cli.sessions_dir.as_deref());
-    let names = session::list_sessions(&root)?;
-    if cli.json {
-        println!("{}", serde_json::to_string(&names)?);
-    } else if names.is_empty() {
-        println!(
-            "no sessions under {} yet; any command creates one",
-            root.display()
-        );
-    } else {
-        for name in names {
-            println!("{name}");
-        }
     }
     Ok(())
 }

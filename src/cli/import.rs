@@ -4,7 +4,6 @@ use super::Cli;
 use super::data::{parse_format, spinner};
 use crate::formats::{Format, ImportOptions, ImportReport};
 use crate::ingest::{self, FolderImport};
-use crate::trajectory::now_millis;
 use clap::Args;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -42,7 +41,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 
 /// `rollscope import` (`--follow` is `import_follow::follow`).
 pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
-    let store = cli.open_store()?;
+    let store = cli.create_store()?;
     let mut reports = Vec::new();
     let mut failures = 0;
     for path in &args.files {
@@ -50,7 +49,7 @@ pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
         let options = ImportOptions {
             format: args.format,
             strict: args.strict,
-            id_nonce: now_millis(),
+            growing: false,
         };
         if path.is_dir() {
             let result = ingest::import_folder(&store, path, options, &mut || bar.inc(1));
@@ -160,8 +159,13 @@ fn file_report(
             0 => String::new(),
             count => format!(", {count} records skipped"),
         };
+        let new = report.trajectories - report.already_stored;
+        let already = match report.already_stored {
+            0 => String::new(),
+            count => format!(", {count} already stored"),
+        };
         println!(
-            "{}: {} trajectories, {} tasks ({}){skipped}",
+            "{}: {} trajectories ({new} new{already}), {} tasks ({}){skipped}",
             path.display(),
             report.trajectories,
             report.tasks,
@@ -172,6 +176,8 @@ fn file_report(
         "file": path,
         "format": report.format.map(Format::name),
         "trajectories": report.trajectories,
+        "new": report.trajectories - report.already_stored,
+        "already_stored": report.already_stored,
         "tasks": report.tasks,
         "problems": report.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
     })

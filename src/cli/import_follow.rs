@@ -13,7 +13,7 @@ const TICK: Duration = Duration::from_millis(100);
 
 /// Follows the paths until Ctrl-C (or a stop asked from the TUI or `rollscope runs stop`).
 pub fn follow(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
-    let store = Arc::new(cli.open_store()?);
+    let store = Arc::new(cli.create_store()?);
     let mut follower = Follower::start(&store, &args.files, args.format)?;
     let run = follower.run().to_string();
     let control = RunControl::new();

@@ -23,7 +23,7 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
         return headless(cli);
     }
     let paths = cli.session_paths()?;
-    let store = cli.open_store()?;
+    let store = cli.create_store()?;
     let notice = match main_job_remaining(&store)?.first() {
         None => None,
         Some(stage) => Some(start_in_background(cli, &paths, stage.name())?),

@@ -27,6 +27,7 @@ mod runs;
 mod score;
 mod serve;
 mod session_server;
+mod sessions;
 mod train;
 mod tui;
 mod watch;
@@ -121,8 +122,8 @@ pub enum Command {
     /// Export or import labels (JSONL), merging a teammate's without overwriting.
     #[command(subcommand)]
     Labels(labels::LabelsCommand),
-    /// List the sessions under the sessions root.
-    Sessions,
+    /// List the sessions under the sessions root; `sessions new NAME` makes one.
+    Sessions(sessions::SessionsArgs),
     /// Follow a run: a session run's metrics, rollouts and status through the store, or a
     /// metrics file (ours, verl's file logger, TRL's trainer_state.json).
     Watch(watch::WatchArgs),
@@ -182,10 +183,27 @@ impl Cli {
         Ok(self.session_paths()?.load_config()?.labels)
     }
 
+    /// The selected session's paths; the session must exist (commands that only read
+    /// never make one: a mistyped name is an error with the sessions there).
+    pub fn existing_session(&self) -> anyhow::Result<SessionPaths> {
+        let root = session::sessions_root(self.sessions_dir.as_deref());
+        session::existing_session(&root, &self.session)
+    }
+
     /// Opens the selected session's store through its session server (started when none
-    /// runs), so any number of commands and TUIs work on the session at once.
+    /// runs), so any number of commands and TUIs work on the session at once. The session
+    /// must exist.
     pub fn open_store(&self) -> anyhow::Result<Store> {
+        let paths = self.existing_session()?;
+        session_server::connect(&paths.store_dir())
+            .with_context(|| format!("cannot open session `{}`", paths.name))
+    }
+
+    /// `open_store` for commands that write (import, the main job, runs): the session is
+    /// made when it does not exist.
+    pub fn create_store(&self) -> anyhow::Result<Store> {
         let paths = self.session_paths()?;
+        paths.create()?;
         session_server::connect(&paths.store_dir())
             .with_context(|| format!("cannot open session `{}`", paths.name))
     }
@@ -211,7 +229,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Audit(args)) => curate::audit(&cli, args),
         Some(Command::Select(args)) => curate::select(&cli, args),
         Some(Command::Labels(command)) => labels::run(&cli, command),
-        Some(Command::Sessions) => data::sessions(&cli),
+        Some(Command::Sessions(args)) => sessions::sessions(&cli, args),
         Some(Command::Watch(args)) => watch::watch(&cli, args),
         Some(Command::Runs(args)) => runs::runs(&cli, args),
         Some(Command::Model(command)) => model::run(&cli, command),

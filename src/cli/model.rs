@@ -170,7 +170,11 @@ pub fn run(cli: &Cli, command: &ModelCommand) -> anyhow::Result<()> {
 fn init(cli: &Cli, args: &InitArgs) -> anyhow::Result<()> {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
-        None => cli.session_paths()?.base_model(),
+        None => {
+            let paths = cli.session_paths()?;
+            paths.create()?;
+            paths.base_model()
+        }
     };
     anyhow::ensure!(
         args.force || !dir.join("config.json").exists(),

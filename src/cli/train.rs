@@ -155,7 +155,7 @@ pub(super) fn config_text(
 /// The run context of the CLI: the session's store and tools, a control that Ctrl-C stops.
 pub(super) fn run_context(cli: &Cli, runtime_args: &RuntimeArgs) -> anyhow::Result<RunContext> {
     let control = RunControl::new();
-    let store = Arc::new(cli.open_store()?);
+    let store = Arc::new(cli.create_store()?);
     let context = RunContext::new(
         store,
         cli.session_paths()?,

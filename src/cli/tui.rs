@@ -38,7 +38,7 @@ pub fn tui(cli: &Cli, args: &TuiArgs) -> anyhow::Result<()> {
 /// `rollscope demo-data`: fills the session with synthetic GRPO rollouts, tasks, a run and
 /// its metrics, to try the TUI on.
 pub fn demo_data(cli: &Cli, args: &DemoDataArgs) -> anyhow::Result<()> {
-    let store = cli.open_store()?;
+    let store = cli.create_store()?;
     let existing = store.trajectory_count();
     anyhow::ensure!(
         existing == 0 || args.force,

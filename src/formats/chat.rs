@@ -46,8 +46,12 @@ pub fn read_messages(value: Value, path: &str) -> Result<Vec<Message>, String> {
         .collect()
 }
 
-/// Sets a message's text from a `content` value: a string, null, or a list of parts
-/// (`{"type": "text", "text"}`, `{"type": "reasoning", "reasoning"}`, …).
+/// Sets a message's text from a `content` value: a string, null, or a list of parts. A
+/// part's text is under `text`, `value` or `content` whatever its `type`; `reasoning`,
+/// `reasoning_text`, `thinking` and `redacted_thinking` parts are the turn's reasoning;
+/// `tool_call` parts (`{name, arguments}` inline or as a JSON string under `value`, as
+/// LLaMA-Factory writes them) are tool calls. Parts a plain string cannot rebuild (images,
+/// several parts, extra fields) are kept under `content_parts` for exports to write back.
 pub fn read_content(message: &mut Message, content: Value, path: &str) -> Result<(), String> {
     let parts = match content {
         Value::Null => return Ok(()),
@@ -67,18 +71,35 @@ pub fn read_content(message: &mut Message, content: Value, path: &str) -> Result
     let mut reasoning = Vec::new();
     let mut plain = true;
     for (index, part) in parts.iter().enumerate() {
-        let Some(object) = part.as_object() else {
-            return Err(format!("{}: expected an object", element(path, index)));
+        let part_path = element(path, index);
+        let object = match part {
+            Value::Object(object) => object,
+            Value::String(text) => {
+                texts.push(text.as_str());
+                plain = false;
+                continue;
+            }
+            _ => return Err(format!("{part_path}: expected an object or a string")),
         };
-        let text_of = |key: &str| object.get(key).and_then(Value::as_str);
+        let text = ["text", "value", "content"]
+            .iter()
+            .find_map(|key| object.get(*key).and_then(Value::as_str));
         match object.get("type").and_then(Value::as_str) {
-            Some("text" | "input_text" | "output_text") => texts.extend(text_of("text")),
-            Some("reasoning" | "reasoning_text" | "thinking") => reasoning.extend(
-                text_of("reasoning")
-                    .or(text_of("text"))
-                    .or(text_of("thinking")),
+            Some(kind) if REASONING_PARTS.contains(&kind) => reasoning.extend(
+                ["reasoning", "thinking"]
+                    .iter()
+                    .find_map(|key| object.get(*key).and_then(Value::as_str))
+                    .or(text),
             ),
-            _ => plain = false,
+            Some(kind) if CALL_PARTS.contains(&kind) => {
+                message.tool_calls.push(tool_call_part(object, &part_path)?);
+                plain = false;
+            }
+            Some("text" | "input_text" | "output_text") => texts.extend(text),
+            _ => {
+                texts.extend(text);
+                plain = false;
+            }
         }
         let known = ["type", "text", "reasoning"];
         plain &= object
@@ -98,6 +119,61 @@ pub fn read_content(message: &mut Message, content: Value, path: &str) -> Result
     Ok(())
 }
 
+/// A tool call written as a content part: `{id?, name, arguments}` inline, or its `value`
+/// (or `text`) a JSON string holding `{name, arguments}`.
+fn tool_call_part(part: &Object, path: &str) -> Result<ToolCall, String> {
+    let inline;
+    let call = match ["value", "text"].iter().find_map(|key| part.get(*key)) {
+        Some(Value::String(text)) => {
+            inline = serde_json::from_str::<Value>(text).map_err(|error| {
+                format!("{path}: a tool call that is not JSON `{{name, arguments}}` ({error})")
+            })?;
+            inline.as_object().ok_or_else(|| {
+                format!("{path}: a tool call that is not a JSON object `{{name, arguments}}`")
+            })?
+        }
+        Some(Value::Object(object)) => object,
+        _ => part,
+    };
+    let name = call
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{path}: a tool call part without a `name`"))?;
+    let arguments = call.get("arguments").cloned().unwrap_or(Value::Null);
+    let arguments = match arguments {
+        Value::Null => Value::Object(Object::new()),
+        other => other,
+    };
+    let mut tool_call = ToolCall::from_json_arguments(name, &arguments);
+    tool_call.id = ["id", "call_id"]
+        .iter()
+        .find_map(|key| call.get(*key).or(part.get(*key)))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Ok(tool_call)
+}
+
+/// Whether content parts hold a part of one of these types (then the message's calls or
+/// reasoning came from them, and an export that writes the parts back must not write them
+/// twice).
+fn parts_hold(parts: &Value, types: &[&str]) -> bool {
+    parts.as_array().is_some_and(|parts| {
+        parts.iter().any(|part| {
+            part.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| types.contains(&kind))
+        })
+    })
+}
+
+const CALL_PARTS: &[&str] = &["tool_call", "function_call"];
+const REASONING_PARTS: &[&str] = &[
+    "reasoning",
+    "reasoning_text",
+    "thinking",
+    "redacted_thinking",
+];
+
 fn is_empty(value: &Value) -> bool {
     match value {
         Value::Null => true,
@@ -108,11 +184,18 @@ fn is_empty(value: &Value) -> bool {
 }
 
 /// Reads OpenAI tool calls (`{id, type, function: {name, arguments}}`, or the flat
-/// `{id, name, arguments}`) into the message; other fields go to `tool_call_extras`.
+/// `{id, name, arguments}`, or either written as a JSON string, as verifiers does) into the
+/// message; other fields go to `tool_call_extras`.
 pub fn read_tool_calls(message: &mut Message, calls: Vec<Value>, path: &str) -> Result<(), String> {
     let mut extras = Vec::new();
     for (index, call) in calls.into_iter().enumerate() {
         let path = element(path, index);
+        let call = match call {
+            Value::String(text) => serde_json::from_str(&text).map_err(|error| {
+                format!("{path}: a tool call written as a string that is not JSON ({error})")
+            })?,
+            other => other,
+        };
         let mut object = into_object(call, &path)?;
         let id = take_string(&mut object, "id", &path)?;
         if object.get("type").and_then(Value::as_str) == Some("function") {
@@ -200,10 +283,12 @@ pub fn write_message(message: &Message, keep_extra: bool, arguments: ToolArgumen
         "content".into(),
         parts.cloned().unwrap_or_else(|| json!(message.content)),
     );
-    if let Some(reasoning) = &message.reasoning {
+    if let Some(reasoning) = &message.reasoning
+        && !parts.is_some_and(|parts| parts_hold(parts, REASONING_PARTS))
+    {
         object.insert("reasoning_content".into(), json!(reasoning));
     }
-    if !message.tool_calls.is_empty() {
+    if !message.tool_calls.is_empty() && !parts.is_some_and(|parts| parts_hold(parts, CALL_PARTS)) {
         let extras = message
             .extra
             .get(TOOL_CALL_EXTRAS)

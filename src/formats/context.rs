@@ -1,7 +1,7 @@
-//! The state of one file's import: where records come from (for their ids), the format's name,
-//! and the tasks already handed out, so each distinct task is imported once.
+//! The state of one file's import: the file, the format's name, and the tasks already handed
+//! out, so each distinct task is imported once.
 
-use super::{Format, Item, Record};
+use super::{Format, Item};
 use crate::trajectory::{Message, Task, Trajectory, TrajectoryId};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
@@ -14,18 +14,16 @@ pub struct Context<'a> {
     pub path: &'a Path,
     /// The format it is read as.
     pub format: Format,
-    nonce: i64,
     tasks_seen: HashSet<String>,
     group_sizes: HashMap<u64, u32>,
 }
 
 impl<'a> Context<'a> {
-    /// A context for reading `path` as `format`; `nonce` makes this import's ids fresh.
-    pub fn new(path: &'a Path, format: Format, nonce: i64) -> Self {
+    /// A context for reading `path` as `format`.
+    pub fn new(path: &'a Path, format: Format) -> Self {
         Self {
             path,
             format,
-            nonce,
             tasks_seen: HashSet::new(),
             group_sizes: HashMap::new(),
         }
@@ -46,18 +44,12 @@ impl<'a> Context<'a> {
         (group, *size - 1)
     }
 
-    /// A trajectory with a fresh id for record `index` of `origin` (the file, or a member of
-    /// an archive), marked with this format.
-    pub fn trajectory(&self, origin: &str, index: u64, messages: Vec<Message>) -> Trajectory {
-        let mut trajectory =
-            Trajectory::new(TrajectoryId::imported(origin, index, self.nonce), messages);
+    /// A trajectory of these messages, marked with this format (its id is given from its
+    /// content once the reader has filled it in: `Intake::record`).
+    pub fn trajectory(&self, messages: Vec<Message>) -> Trajectory {
+        let mut trajectory = Trajectory::new(TrajectoryId(0), messages);
         trajectory.source_format = self.format.name().to_string();
         trajectory
-    }
-
-    /// A trajectory for a record of the file itself.
-    pub fn record_trajectory(&self, record: Record, messages: Vec<Message>) -> Trajectory {
-        self.trajectory(&self.path.display().to_string(), record.index, messages)
     }
 
     /// Gives `task` its content-derived id, points `trajectory` at it, and returns the items

@@ -64,6 +64,12 @@ pub fn detect(path: &Path) -> Result<Format, ImportError> {
 fn classify(has: impl Fn(&str) -> bool) -> Option<Format> {
     let format = if super::native::looks_like(&has) {
         Format::Rollscope
+    } else if super::atif::looks_like(&has) {
+        Format::Atif
+    } else if has("resourceSpans") {
+        Format::Otel
+    } else if super::verifiers::looks_like(&has) {
+        Format::Verifiers
     } else if has("eval") && (has("samples") || has("results") || has("version")) {
         Format::Inspect
     } else if super::openhands::looks_like(&has) {

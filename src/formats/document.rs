@@ -2,8 +2,9 @@
 //! records (ShareGPT, tau-bench). Arrays are split into elements before parsing, so a broken
 //! or cut-off element is reported with its line and the others still import.
 
+use super::intake::Intake;
 use super::json_text::{MAX_RECORD_BYTES, json_error, strip_bom};
-use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
+use super::{ImportError, ImportReport, Item, jsonl};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -47,16 +48,15 @@ pub fn read_document(path: &Path, report: &mut ImportReport) -> Result<Option<Va
 /// that does not parse, or a record `parse` refuses, is one problem.
 pub fn read_single(
     path: &Path,
-    sink: &mut Sink<'_>,
+    intake: &mut Intake<'_, '_>,
     parse: impl FnOnce(Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
     let mut report = ImportReport::default();
     let Some(value) = read_document(path, &mut report)? else {
         return Ok(report);
     };
-    match parse(value) {
-        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-        Err(message) => report.problem(path, None, message),
+    if let Err(message) = intake.record(value, parse, &mut report)? {
+        report.problem(path, None, message);
     }
     Ok(report)
 }
@@ -65,34 +65,33 @@ pub fn read_single(
 /// written over several lines, or the rows of a parquet file.
 pub fn read_records(
     path: &Path,
-    sink: &mut Sink<'_>,
-    mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+    intake: &mut Intake<'_, '_>,
+    parse: impl FnMut(Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
     if super::parquet::is_parquet(path)? {
-        return super::parquet::read_records(path, sink, parse);
+        return super::parquet::read_records(path, intake, parse);
     }
     match first_byte(path)? {
-        Some(b'[') => read_array(path, sink, parse),
+        Some(b'[') => read_array(path, intake, parse),
         Some(b'{') if first_record(path)?.is_none() => match whole_value(path)? {
             Some(value) => {
                 let mut report = ImportReport::default();
-                match parse(Record { index: 0, line: 1 }, value) {
-                    Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-                    Err(message) => report.problem(path, None, message),
+                if let Err(message) = intake.record(value, parse, &mut report)? {
+                    report.problem(path, None, message);
                 }
                 Ok(report)
             }
-            None => jsonl::read(path, sink, parse),
+            None => jsonl::read(path, intake, parse),
         },
-        _ => jsonl::read(path, sink, parse),
+        _ => jsonl::read(path, intake, parse),
     }
 }
 
 /// Reads the elements of a JSON array one by one.
 fn read_array(
     path: &Path,
-    sink: &mut Sink<'_>,
-    mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+    intake: &mut Intake<'_, '_>,
+    mut parse: impl FnMut(Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
     let bytes = read_bytes(path)?;
     let bytes = strip_bom(&bytes);
@@ -109,13 +108,8 @@ fn read_array(
                 continue;
             }
         };
-        let record = Record {
-            index: index as u64,
-            line,
-        };
-        match parse(record, value) {
-            Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-            Err(message) => report.problem(path, Some(line), format!("{name}: {message}")),
+        if let Err(message) = intake.record(value, &mut parse, &mut report)? {
+            report.problem(path, Some(line), format!("{name}: {message}"));
         }
     }
     Ok(report)

@@ -3,7 +3,9 @@
 //! SWE-agent `.traj` files, JSONL of any format) and its metrics (the newest
 //! `checkpoint-N/trainer_state.json`, a top-level `trainer_state.json`, verl's file-logger
 //! JSONL, our `metrics.jsonl`). Model and trainer files beside them (weights, configs,
-//! tokenizers, optimizer states) are left alone, as are hidden files and our own manifests.
+//! tokenizers, optimizer states) are left alone, as are hidden files, our own manifests and
+//! Harbor's job and trial bookkeeping (a job folder's records are its trials'
+//! `agent/trajectory.json`, which read their trial's `result.json` themselves).
 
 use std::path::{Path, PathBuf};
 
@@ -70,7 +72,7 @@ pub fn folder_contents(dir: &Path) -> std::io::Result<FolderContents> {
             }
         } else if is_metrics_log(path) {
             metrics_logs.push(path.to_path_buf());
-        } else if is_record_file(path) {
+        } else if is_record_file(path) && !super::harbor::is_bookkeeping(path) {
             contents.records.push(path.to_path_buf());
         }
     })?;

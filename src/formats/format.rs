@@ -47,11 +47,19 @@ pub enum Format {
     /// RL task rows `{question, prompt, ground_truth, full_answer}`: what GRPO samples from and
     /// verifies against, with a worked solution (the seed recipe's RL data).
     Rl,
+    /// ATIF, the Agent Trajectory Interchange Format (Harbor, terminal-bench, NeMo Gym, …):
+    /// one `{schema_version, agent, steps, …}` document per trajectory.
+    Atif,
+    /// OpenTelemetry GenAI spans as OTLP JSON (a collector's file exporter, Phoenix,
+    /// Logfire): one trace per trajectory.
+    Otel,
+    /// verifiers evaluation outputs: `results.jsonl` rows `{prompt, completion, reward, …}`.
+    Verifiers,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 23] = [
         Self::Rollscope,
         Self::OpenaiMessages,
         Self::Sharegpt,
@@ -72,6 +80,9 @@ impl Format {
         Self::TrlPromptCompletion,
         Self::TrlStepwise,
         Self::Rl,
+        Self::Atif,
+        Self::Otel,
+        Self::Verifiers,
     ];
 
     /// The name used on the command line and in `source_format`.
@@ -97,13 +108,16 @@ impl Format {
             Self::TrlPromptCompletion => "trl-prompt-completion",
             Self::TrlStepwise => "trl-stepwise",
             Self::Rl => "rl",
+            Self::Atif => "atif",
+            Self::Otel => "otel",
+            Self::Verifiers => "verifiers",
         }
     }
 
-    /// Whether writing it loses nothing a token trace holds (only our own format keeps traces,
-    /// so only it needs them read).
+    /// Whether writing it keeps what a token trace holds (our own format, and ATIF's
+    /// per-step token ids and log-probs), so exports read the traces.
     pub fn keeps_token_traces(self) -> bool {
-        self == Self::Rollscope
+        matches!(self, Self::Rollscope | Self::Atif)
     }
 
     /// Whether `rollscope export --format` can write it.
@@ -116,6 +130,7 @@ impl Format {
                 | Self::TrlPromptCompletion
                 | Self::TrlStepwise
                 | Self::Rl
+                | Self::Atif
         )
     }
 }

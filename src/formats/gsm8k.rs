@@ -5,14 +5,18 @@
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take_required_string};
-use super::{ImportError, ImportReport, Item, Sink};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::Message;
 use serde_json::Value;
 
 /// Reads GSM8K rows as tasks.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |_, value| parse(context, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
 fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {

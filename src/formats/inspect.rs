@@ -11,12 +11,16 @@ use super::fields::{
     Object, element, field, into_array, into_object, number, take, take_array,
     take_required_string, take_string, text_of,
 };
-use super::{ImportError, ImportReport, Item, Sink, jsonl};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, Reward, Role, StopReason, ToolCall};
 use serde_json::Value;
 
 /// Reads an Inspect `.json` log.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let mut report = ImportReport::default();
     let Some(log) = read_document(context.path, &mut report)? else {
         return Ok(report);
@@ -41,15 +45,11 @@ pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportRepo
             return Ok(report);
         }
     };
-    let origin = context.path.display().to_string();
     for (index, sample) in samples.into_iter().enumerate() {
-        match parse_sample(context, &origin, index as u64, eval.as_ref(), sample) {
-            Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-            Err(message) => report.problem(
-                context.path,
-                None,
-                format!("{}: {message}", element("samples", index)),
-            ),
+        let parse = |sample| parse_sample(context, eval.as_ref(), sample);
+        if let Err(message) = intake.record(sample, parse, &mut report)? {
+            let message = format!("{}: {message}", element("samples", index));
+            report.problem(context.path, None, message);
         }
     }
     Ok(report)
@@ -58,8 +58,6 @@ pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportRepo
 /// One sample as a trajectory (and its task), with the log's `eval` header kept in `extra`.
 pub fn parse_sample(
     context: &mut Context<'_>,
-    origin: &str,
-    index: u64,
     eval: Option<&Value>,
     sample: Value,
 ) -> Result<Vec<Item>, String> {
@@ -79,7 +77,7 @@ pub fn parse_sample(
         messages.push(read_message(message, &element("messages", position))?);
     }
     name_tool_results(&mut messages);
-    let mut trajectory = context.trajectory(origin, index, messages);
+    let mut trajectory = context.trajectory(messages);
     trajectory.reward = sample
         .get("scores")
         .and_then(Value::as_object)

@@ -5,21 +5,24 @@
 
 use super::context::Context;
 use super::inspect::parse_sample;
+use super::intake::Intake;
 use super::json_text::{MAX_RECORD_BYTES, json_error};
-use super::{ImportError, ImportReport, Sink, jsonl};
+use super::{ImportError, ImportReport};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use zip::ZipArchive;
 
 /// Reads an Inspect `.eval` archive.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
     let io = ImportError::io(path);
     let mut reader = Reader {
         report: ImportReport::default(),
         eval: None,
-        origin: path.display().to_string(),
     };
     match ZipArchive::new(BufReader::new(File::open(path).map_err(io)?)) {
         Ok(mut archive) => {
@@ -29,7 +32,7 @@ pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportRepo
                         .by_name(name)
                         .map_err(|e| e.to_string())
                         .and_then(read_member);
-                    reader.member(context, sink, name, 0, bytes)?;
+                    reader.member(context, intake, name, bytes)?;
                 }
             }
             for index in 0..archive.len() {
@@ -38,7 +41,7 @@ pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportRepo
                     Ok(file) => (file.name().to_string(), read_member(file)),
                     Err(error) => (format!("member {}", index + 1), Err(error.to_string())),
                 };
-                reader.member(context, sink, &name, index as u64, bytes)?;
+                reader.member(context, intake, &name, bytes)?;
             }
         }
         Err(error) => {
@@ -61,7 +64,7 @@ pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportRepo
                     }
                 };
                 let stop = bytes.is_err();
-                reader.member(context, sink, &name, index, bytes)?;
+                reader.member(context, intake, &name, bytes)?;
                 if stop {
                     break;
                 }
@@ -75,7 +78,6 @@ pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportRepo
 struct Reader {
     report: ImportReport,
     eval: Option<Value>,
-    origin: String,
 }
 
 impl Reader {
@@ -83,9 +85,8 @@ impl Reader {
     fn member(
         &mut self,
         context: &mut Context<'_>,
-        sink: &mut Sink<'_>,
+        intake: &mut Intake<'_, '_>,
         name: &str,
-        index: u64,
         bytes: Result<Vec<u8>, String>,
     ) -> Result<(), ImportError> {
         let path = context.path;
@@ -106,15 +107,13 @@ impl Reader {
             }
             return Ok(());
         }
-        let origin = format!("{}#{name}", self.origin);
-        match parse_sample(context, &origin, index, self.eval.as_ref(), value) {
-            Ok(items) => jsonl::deliver(items, sink, &mut self.report),
-            Err(message) => {
-                self.report
-                    .problem(path, None, format!("{name}: {message}"));
-                Ok(())
-            }
+        let eval = self.eval.as_ref();
+        let parse = |value| parse_sample(context, eval, value);
+        if let Err(message) = intake.record(value, parse, &mut self.report)? {
+            self.report
+                .problem(path, None, format!("{name}: {message}"));
         }
+        Ok(())
     }
 }
 

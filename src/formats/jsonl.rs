@@ -1,51 +1,60 @@
 //! Line-by-line reading of JSONL files that survives anything: invalid UTF-8, blank lines,
 //! malformed JSON, huge lines. Each bad line becomes a `Problem`; good lines go on.
 
+use super::intake::Intake;
 use super::json_text::{MAX_RECORD_BYTES, json_error};
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::{ImportError, ImportReport, Item};
 use serde_json::Value;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+/// What a line becomes: `Ok(Err(why))` for a bad line, `Err` when the import must stop.
+type LineOutcome = Result<Result<(), String>, ImportError>;
+
 /// Reads `path` line by line, turns each JSON line into items with `parse` (which names the
-/// field that is wrong when it fails), and hands them to `sink`.
+/// field that is wrong when it fails), and hands them to `intake`.
 pub fn read(
     path: &Path,
-    sink: &mut Sink<'_>,
-    parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+    intake: &mut Intake<'_, '_>,
+    parse: impl FnMut(Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
-    read_with_limit(path, sink, MAX_RECORD_BYTES, parse)
+    read_with_limit(path, intake, MAX_RECORD_BYTES, parse)
 }
 
 /// `read`, with lines longer than `limit` bytes skipped and reported.
 fn read_with_limit(
     path: &Path,
-    sink: &mut Sink<'_>,
+    intake: &mut Intake<'_, '_>,
     limit: usize,
-    mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+    mut parse: impl FnMut(Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
-    read_text_with_limit(path, sink, limit, |record, text| {
-        let value: Value = serde_json::from_str(text).map_err(|error| json_error(&error))?;
-        parse(record, value)
+    read_text_with_limit(path, limit, |text, report| {
+        let value: Value = match serde_json::from_str(text) {
+            Ok(value) => value,
+            Err(error) => return Ok(Err(json_error(&error))),
+        };
+        intake.record(value, &mut parse, report)
     })
 }
 
-/// Like [`read`], but hands `parse` the line's text, for formats that deserialise straight
-/// into typed records (much faster than going through `Value` for large records).
-pub fn read_text_lines(
+/// Reads Rollscope's own JSONL: `parse` deserialises each line straight into typed records
+/// (much faster than going through `Value` for large records), handed on as they are.
+pub fn read_own_lines(
     path: &Path,
-    sink: &mut Sink<'_>,
-    parse: impl FnMut(Record, &str) -> Result<Vec<Item>, String>,
+    intake: &mut Intake<'_, '_>,
+    mut parse: impl FnMut(&str) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
-    read_text_with_limit(path, sink, MAX_RECORD_BYTES, parse)
+    read_text_with_limit(path, MAX_RECORD_BYTES, |text, report| match parse(text) {
+        Ok(items) => intake.own(items, report).map(Ok),
+        Err(message) => Ok(Err(message)),
+    })
 }
 
 fn read_text_with_limit(
     path: &Path,
-    sink: &mut Sink<'_>,
     limit: usize,
-    mut parse: impl FnMut(Record, &str) -> Result<Vec<Item>, String>,
+    mut on_line: impl FnMut(&str, &mut ImportReport) -> LineOutcome,
 ) -> Result<ImportReport, ImportError> {
     let io = ImportError::io(path);
     let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(io)?);
@@ -73,13 +82,8 @@ fn read_text_with_limit(
         if text.is_empty() {
             continue;
         }
-        let record = Record {
-            index: line_number - 1,
-            line: line_number,
-        };
-        match parse(record, text) {
-            Ok(items) => deliver(items, sink, &mut report)?,
-            Err(message) => report.problem(path, Some(line_number), message),
+        if let Err(message) = on_line(text, &mut report)? {
+            report.problem(path, Some(line_number), message);
         }
     }
     Ok(report)
@@ -121,22 +125,6 @@ fn read_line(
     }
 }
 
-/// Hands items to the sink and counts them.
-pub fn deliver(
-    items: Vec<Item>,
-    sink: &mut Sink<'_>,
-    report: &mut ImportReport,
-) -> Result<(), ImportError> {
-    for item in items {
-        match &item {
-            Item::Trajectory(_) => report.trajectories += 1,
-            Item::Task(_) => report.tasks += 1,
-        }
-        sink(item).map_err(ImportError::Sink)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,7 +144,8 @@ mod tests {
             }
             Ok(())
         };
-        let report = read_with_limit(file.path(), &mut sink, 1 << 20, |_, value| {
+        let mut intake = Intake::new(&mut sink, super::super::Format::Gsm8k);
+        let report = read_with_limit(file.path(), &mut intake, 1 << 20, |value| {
             let id = value["id"].as_str().unwrap_or_default().to_string();
             Ok(vec![Item::Task(Box::new(Task::new(id, "test", "q")))])
         })

@@ -7,8 +7,9 @@
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take_required_string, take_string};
+use super::intake::Intake;
 use super::steps::{answer_after, solution_message};
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, ScoreSource, StepScore};
 use serde_json::Value;
 
@@ -16,12 +17,15 @@ use serde_json::Value;
 const STEP_TAG: &str = "ки";
 
 /// Reads Math-Shepherd rows as one-message solutions with per-step scores.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let input = take_required_string(&mut object, "input", "")?;
     let label = take_required_string(&mut object, "label", "")?;
@@ -32,7 +36,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
     let question = input[..solution_start].trim().to_string();
     let (steps, verdicts) = split_steps(&input, &label, solution_start)?;
     let solution = solution_message(&steps)?;
-    let mut trajectory = context.record_trajectory(record, vec![Message::user(question), solution]);
+    let mut trajectory = context.trajectory(vec![Message::user(question), solution]);
     trajectory.step_scores = verdicts
         .iter()
         .enumerate()

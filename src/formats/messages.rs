@@ -6,13 +6,17 @@
 use super::chat::{name_tool_results, read_messages};
 use super::context::{Context, TaskDraft};
 use super::document::read_single;
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use serde_json::Value;
 
 /// Reads a file holding one JSON array of messages.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_single(path, sink, |value| parse(context, value))
+    read_single(path, intake, |value| parse(context, value))
 }
 
 fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
@@ -24,7 +28,7 @@ fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
         return Err("the array holds no messages".into());
     }
     name_tool_results(&mut messages);
-    let trajectory = context.record_trajectory(Record { index: 0, line: 1 }, messages);
+    let trajectory = context.trajectory(messages);
     let draft = TaskDraft::from_trajectory(&trajectory, Vec::new());
     Ok(context.with_task(trajectory, draft))
 }

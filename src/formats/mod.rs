@@ -4,6 +4,10 @@
 //! stopping; with `strict`, a file with any problem imports nothing. Nothing here panics on
 //! bad input, and nothing else in the crate parses JSON from the wild.
 
+mod accounting;
+mod atif;
+mod atif_tokens;
+mod atif_write;
 mod chat;
 pub mod chat_api;
 pub mod chat_stream;
@@ -15,8 +19,10 @@ mod folder;
 mod follow;
 mod format;
 mod gsm8k;
+mod harbor;
 mod inspect;
 mod inspect_eval;
+mod intake;
 mod json_text;
 mod jsonl;
 mod math_shepherd;
@@ -29,6 +35,8 @@ mod openai;
 mod openhands;
 mod openhands_events;
 mod options;
+mod otel;
+mod otel_genai;
 mod parquet;
 mod parquet_write;
 mod prm800k;
@@ -40,8 +48,10 @@ mod swe_agent;
 mod tau_bench;
 mod trl;
 mod trl_stepwise;
+mod verifiers;
 mod verl;
 
+pub use accounting::{LEFT_OUT, LeftOut, TEXT_KEYS};
 pub use detect::detect;
 pub use folder::{FolderContents, folder_contents, is_metrics_file};
 pub use follow::{MetricsFollower, MetricsUpdate};
@@ -84,15 +94,6 @@ impl fmt::Display for Problem {
     }
 }
 
-/// Where a record sits in its file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Record {
-    /// Its 0-based index among the file's records (for imported ids).
-    pub index: u64,
-    /// The 1-based line it starts on.
-    pub line: u64,
-}
-
 /// What an import read from one file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ImportReport {
@@ -102,6 +103,9 @@ pub struct ImportReport {
     pub trajectories: usize,
     /// Tasks handed to the sink.
     pub tasks: usize,
+    /// Of those trajectories, how many the store held already (the same content imported
+    /// before): set by `ingest` when it stores them, 0 from `formats` alone.
+    pub already_stored: usize,
     /// Records skipped, with why.
     pub problems: Vec<Problem>,
 }
@@ -124,9 +128,9 @@ pub struct ImportOptions {
     pub format: Option<Format>,
     /// Import nothing from a file that has any problem.
     pub strict: bool,
-    /// Mixed into the ids of imported trajectories so each import gets fresh ids (the CLI
-    /// passes the time of import; tests pass a constant).
-    pub id_nonce: i64,
+    /// The file may still be written (a follow): records that are not complete yet (an
+    /// OpenTelemetry trace whose root span has not arrived) are left for the next read.
+    pub growing: bool,
 }
 
 /// A file that cannot be imported at all.
@@ -200,17 +204,16 @@ pub fn import_file(
     };
     if options.strict {
         let mut dry_run = |_item: Item| Ok(());
-        let report = read_format(format, path, options.id_nonce, &mut dry_run)?;
+        let report = read_format(format, path, options.growing, &mut dry_run)?;
         if !report.problems.is_empty() {
             return Ok(ImportReport {
                 format: Some(format),
-                trajectories: 0,
-                tasks: 0,
                 problems: report.problems,
+                ..ImportReport::default()
             });
         }
     }
-    let mut report = read_format(format, path, options.id_nonce, sink)?;
+    let mut report = read_format(format, path, options.growing, sink)?;
     report.format = Some(format);
     Ok(report)
 }
@@ -218,10 +221,11 @@ pub fn import_file(
 fn read_format(
     format: Format,
     path: &Path,
-    nonce: i64,
+    growing: bool,
     sink: &mut Sink<'_>,
 ) -> Result<ImportReport, ImportError> {
-    let context = &mut context::Context::new(path, format, nonce);
+    let context = &mut context::Context::new(path, format);
+    let sink = &mut intake::Intake::new(sink, format);
     match format {
         Format::Rollscope => native::read(path, sink),
         Format::OpenaiMessages => openai::read(context, sink),
@@ -243,6 +247,9 @@ fn read_format(
         Format::TrlPromptCompletion => trl::read(context, sink),
         Format::TrlStepwise => trl_stepwise::read(context, sink),
         Format::Rl => rl::read(context, sink),
+        Format::Atif => atif::read(context, sink),
+        Format::Otel => otel::read(context, sink, growing),
+        Format::Verifiers => verifiers::read(context, sink),
     }
 }
 
@@ -273,6 +280,18 @@ pub fn export_with(
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
     let arguments = options.tool_arguments;
+    let sft = !matches!(format, Format::Rollscope | Format::Atif);
+    let mut without_copied = items.map(|item| {
+        item.map(|mut item| {
+            if sft {
+                item.trajectory
+                    .messages
+                    .retain(|message| !atif::is_copied_context(message));
+            }
+            item
+        })
+    });
+    let items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>> = &mut without_copied;
     match format {
         Format::Rollscope => native::write(items, out),
         Format::OpenaiMessages => openai::write(items, out, arguments),
@@ -280,6 +299,7 @@ pub fn export_with(
         Format::TrlPromptCompletion => trl::write(items, out, arguments),
         Format::TrlStepwise => trl_stepwise::write(items, out),
         Format::Rl => rl::write(items, out),
+        Format::Atif => atif_write::write(items, out),
         other => anyhow::bail!(
             "{other} cannot be exported; export formats: {}",
             Format::ALL

@@ -1,7 +1,8 @@
 //! Rollscope's own JSONL: one trajectory (or one task) per line, exactly as the data model
 //! serialises, so an export and a re-import give equal records.
 
-use super::{ExportItem, ImportError, ImportReport, Item, Sink, jsonl};
+use super::intake::Intake;
+use super::{ExportItem, ImportError, ImportReport, Item, jsonl};
 use crate::trajectory::{Task, Trajectory};
 use std::collections::HashSet;
 use std::io::Write;
@@ -13,8 +14,8 @@ pub fn looks_like(has: &impl Fn(&str) -> bool) -> bool {
 }
 
 /// Reads trajectories and tasks, one per line.
-pub fn read(path: &Path, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
-    jsonl::read_text_lines(path, sink, |_, text| {
+pub fn read(path: &Path, intake: &mut Intake<'_, '_>) -> Result<ImportReport, ImportError> {
+    jsonl::read_own_lines(path, intake, |text| {
         match serde_json::from_str::<Trajectory>(text) {
             Ok(trajectory) => Ok(vec![Item::Trajectory(Box::new(trajectory))]),
             Err(trajectory_error) => serde_json::from_str::<Task>(text)

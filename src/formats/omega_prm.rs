@@ -11,8 +11,9 @@ use super::document::read_records;
 use super::fields::{
     element, field, into_object, take, take_required, take_required_string, text_of,
 };
+use super::intake::Intake;
 use super::steps::solution_message;
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, ScoreSource, StepScore};
 use serde_json::{Map, Value};
 
@@ -27,12 +28,15 @@ struct Step {
 }
 
 /// Reads OmegaPRM rows, one trajectory per solution path.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let question = take_required_string(&mut object, "question", "")?;
     let ground_truth = take(&mut object, "final_answer").map(|answer| text_of(&answer));
@@ -53,20 +57,15 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
             );
         }
     };
-    let origin = format!("{}#{}", context.path.display(), record.index);
     let mut items = Vec::new();
-    for (path_index, steps) in solutions.into_iter().enumerate() {
+    for steps in solutions {
         if steps.is_empty() {
             continue;
         }
         let (group, sample) = context.group_sample(None, &question);
         let texts: Vec<&str> = steps.iter().map(|step| step.text.as_str()).collect();
         let solution = solution_message(&texts)?;
-        let mut trajectory = context.trajectory(
-            &origin,
-            path_index as u64,
-            vec![Message::user(question.clone()), solution],
-        );
+        let mut trajectory = context.trajectory(vec![Message::user(question.clone()), solution]);
         trajectory.group = Some(group);
         trajectory.sample = Some(sample);
         trajectory.step_scores = scores(&steps);

@@ -11,18 +11,22 @@ use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take, take_required};
-use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink, ToolArguments};
+use super::intake::Intake;
+use super::{ExportItem, Format, ImportError, ImportReport, Item, ToolArguments};
 use crate::trajectory::{Message, Role};
 use serde_json::{Map, Value};
 use std::io::Write;
 
 /// Reads an OpenAI messages file (JSONL, or a JSON array of records).
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let mut messages = read_messages(take_required(&mut object, "messages", "")?, "messages")?;
     name_tool_results(&mut messages);
@@ -30,7 +34,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
         Some(tools) => tool_specs(tools, "tools")?,
         None => Vec::new(),
     };
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     trajectory.extra = object;
     let draft = TaskDraft::from_trajectory(&trajectory, tools);
     Ok(context.with_task(trajectory, draft))

@@ -9,8 +9,9 @@
 use super::context::{Context, TaskDraft};
 use super::document::{first_byte, first_record, read_records, read_single};
 use super::fields::{element, into_array, into_object, take, take_string};
+use super::intake::Intake;
 use super::openhands_events::{Conversation, EventReader};
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, Reward, Role, StopReason, Trajectory};
 use serde_json::Value;
 
@@ -28,33 +29,34 @@ pub fn looks_like(has: &impl Fn(&str) -> bool) -> bool {
 }
 
 /// Reads an OpenHands event stream or a file of evaluation / resolver rows.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
     let rows = first_record(path)?.is_some_and(|first| first.get("history").is_some());
     if first_byte(path)? == Some(b'[') && !rows {
-        return read_stream(context, sink);
+        return read_stream(context, intake);
     }
-    read_records(path, sink, |record, value| {
-        parse_row(context, record, value)
-    })
+    read_records(path, intake, |value| parse_row(context, value))
 }
 
 /// Reads a whole file holding one event stream.
 fn read_stream(
     context: &mut Context<'_>,
-    sink: &mut Sink<'_>,
+    intake: &mut Intake<'_, '_>,
 ) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_single(path, sink, |value| {
+    read_single(path, intake, |value| {
         let conversation = conversation(value, "")?;
-        let trajectory = trajectory(context, Record { index: 0, line: 1 }, conversation)?;
+        let trajectory = trajectory(context, conversation)?;
         let draft = TaskDraft::from_trajectory(&trajectory, Vec::new());
         Ok(context.with_task(trajectory, draft))
     })
 }
 
 /// One evaluation or resolver row.
-fn parse_row(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse_row(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let history = take(&mut object, "history").ok_or("no `history` field")?;
     let mut conversation = conversation(history, "history")?;
@@ -67,7 +69,7 @@ fn parse_row(context: &mut Context<'_>, record: Record, value: Value) -> Result<
     {
         conversation.messages.insert(0, Message::user(instruction));
     }
-    let mut trajectory = trajectory(context, record, conversation)?;
+    let mut trajectory = trajectory(context, conversation)?;
     let resolved = object
         .get("test_result")
         .and_then(|result| result.pointer("/report/resolved"))
@@ -103,16 +105,12 @@ fn conversation(events: Value, path: &str) -> Result<Conversation, String> {
 
 /// A trajectory of a conversation: its messages, the finish text as the answer, and a stop
 /// reason saying whether the agent finished.
-fn trajectory(
-    context: &Context<'_>,
-    record: Record,
-    conversation: Conversation,
-) -> Result<Trajectory, String> {
+fn trajectory(context: &Context<'_>, conversation: Conversation) -> Result<Trajectory, String> {
     if conversation.messages.is_empty() {
         return Err("the events hold no message, action or observation".into());
     }
     let finished = conversation.final_answer.is_some();
-    let mut trajectory = context.record_trajectory(record, conversation.messages);
+    let mut trajectory = context.trajectory(conversation.messages);
     trajectory.final_answer = conversation.final_answer;
     if !finished {
         trajectory.stop_reason = StopReason::Other("unfinished".into());

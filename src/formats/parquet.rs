@@ -5,7 +5,8 @@
 //! cannot be decoded ends the file with a problem naming it, and a panic inside the decoder
 //! becomes a problem too.
 
-use super::{ImportError, ImportReport, Item, Record, Sink, jsonl};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use serde_json::Value;
 use std::io::Read;
@@ -39,20 +40,20 @@ pub fn column_names(path: &Path) -> Result<Vec<String>, ImportError> {
 /// Reads every row of a parquet file as a record (`Record::line` is the 1-based row).
 pub fn read_records(
     path: &Path,
-    sink: &mut Sink<'_>,
-    mut parse: impl FnMut(Record, Value) -> Result<Vec<Item>, String>,
+    intake: &mut Intake<'_, '_>,
+    mut parse: impl FnMut(Value) -> Result<Vec<Item>, String>,
 ) -> Result<ImportReport, ImportError> {
     let mut report = ImportReport::default();
-    rows(path, sink, &mut report, &mut parse, None)?;
+    rows(path, intake, &mut report, &mut parse, None)?;
     Ok(report)
 }
 
-/// Hands up to `limit` rows to `parse`, delivering what it makes to `sink`.
+/// Hands up to `limit` rows to `parse`, delivering what it makes to `intake`.
 fn rows(
     path: &Path,
-    sink: &mut Sink<'_>,
+    intake: &mut Intake<'_, '_>,
     report: &mut ImportReport,
-    parse: &mut dyn FnMut(Record, Value) -> Result<Vec<Item>, String>,
+    parse: &mut dyn FnMut(Value) -> Result<Vec<Item>, String>,
     limit: Option<usize>,
 ) -> Result<(), ImportError> {
     let reader = open(path)?;
@@ -73,10 +74,9 @@ fn rows(
                     return Ok(());
                 }
             };
-            let record = Record { index, line };
-            match parse(record, row.to_json_value()) {
-                Ok(items) => jsonl::deliver(items, sink, report)?,
-                Err(message) => report.problem(path, Some(line), format!("row {line}: {message}")),
+            let outcome = intake.record(row.to_json_value(), &mut *parse, report)?;
+            if let Err(message) = outcome {
+                report.problem(path, Some(line), format!("row {line}: {message}"));
             }
             index += 1;
         }

@@ -11,18 +11,22 @@ use super::document::read_records;
 use super::fields::{
     element, field, into_object, keep_if_nonempty, take, take_object, take_required_string, text_of,
 };
+use super::intake::Intake;
 use super::steps::{answer_after, solution_message};
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, ScoreSource, StepScore, StopReason};
 use serde_json::Value;
 
 /// Reads PRM800K rows as one-message solutions with human step scores.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let mut question = take_object(&mut object, "question", "")?.ok_or("no `question` field")?;
     let problem = take_required_string(&mut question, "problem", "question")?;
@@ -61,7 +65,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
     };
     let final_answer = texts.last().and_then(|text| answer_after(text, "# Answer"));
     let solution = solution_message(&texts)?;
-    let mut trajectory = context.record_trajectory(record, vec![Message::user(problem), solution]);
+    let mut trajectory = context.trajectory(vec![Message::user(problem), solution]);
     trajectory.step_scores = scores;
     trajectory.stop_reason = stop_reason;
     trajectory.final_answer = final_answer;

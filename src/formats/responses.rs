@@ -11,17 +11,21 @@ use super::fields::{
     Object, element, field, into_array, into_object, take, take_number, take_object,
     take_required_string, take_string, text_of,
 };
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, Reward, Role, ToolCall};
 use serde_json::Value;
 
 /// Reads a file of Responses API rollouts.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let params_path = "responses_create_params";
     let mut params = take_object(&mut object, params_path, "")?.unwrap_or_default();
@@ -51,7 +55,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
         )?;
     }
     name_tool_results(&mut messages);
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     trajectory.reward = take_number(&mut object, "reward", "")?.map(Reward::scalar);
     for (key, rest) in [(params_path, params), ("response", response)] {
         if !rest.is_empty() {

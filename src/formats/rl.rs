@@ -14,8 +14,9 @@ use super::chat::{read_messages, tool_specs, write_message};
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take, take_required_string, take_string, text_of};
+use super::intake::Intake;
 use super::openai::tools;
-use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink, ToolArguments};
+use super::{ExportItem, Format, ImportError, ImportReport, Item, ToolArguments};
 use crate::trajectory::{Message, Role, ToolCall};
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -28,12 +29,15 @@ const THINK_OPEN: &str = "<think>";
 const THINK_CLOSE: &str = "</think>";
 
 /// Reads RL task rows as a task and a trajectory each.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let question = take_string(&mut object, "question", "")?;
     let prompt = match take(&mut object, "prompt") {
@@ -61,7 +65,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
     };
     let mut messages = prompt.clone();
     messages.extend(read_completion(&full_answer)?);
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     trajectory.extra = object;
     let draft = TaskDraft {
         prompt,

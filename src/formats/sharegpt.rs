@@ -7,7 +7,8 @@ use super::chat::tool_specs;
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{element, field, into_array, into_object, take, take_required, take_string};
-use super::{ExportItem, ImportError, ImportReport, Item, Record, Sink};
+use super::intake::Intake;
+use super::{ExportItem, ImportError, ImportReport, Item};
 use crate::trajectory::{Message, Role, ToolCall};
 use serde_json::{Map, Value, json};
 use std::io::Write;
@@ -16,12 +17,15 @@ use std::io::Write;
 const OBSERVATION_JOINER: &str = "\n</tool_response>\n<tool_response>\n";
 
 /// Reads a ShareGPT file.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let turns = into_array(
         take_required(&mut object, "conversations", "")?,
@@ -74,7 +78,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
         message.extra.extend(turn);
         messages.push(message);
     }
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     trajectory.extra = object;
     let draft = TaskDraft::from_trajectory(&trajectory, tools);
     Ok(context.with_task(trajectory, draft))

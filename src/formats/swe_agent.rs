@@ -9,38 +9,40 @@ use super::chat::{name_tool_results, read_message};
 use super::context::{Context, TaskDraft};
 use super::document::read_document;
 use super::fields::{Object, element, field, into_array, into_object, take_array, take_string};
-use super::{ImportError, ImportReport, Record, Sink, jsonl};
+use super::intake::Intake;
+use super::{ImportError, ImportReport};
 use crate::trajectory::{Message, StopReason, Trajectory};
 use serde_json::Value;
 
 /// Reads a SWE-agent `.traj` file.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let mut report = ImportReport::default();
     let Some(value) = read_document(context.path, &mut report)? else {
         return Ok(report);
     };
-    let record = Record { index: 0, line: 1 };
-    match parse(context, record, value) {
-        Ok(items) => jsonl::deliver(items, sink, &mut report)?,
-        Err(message) => report.problem(context.path, None, message),
+    if let Err(message) = intake.record(value, |value| parse(context, value), &mut report)? {
+        report.problem(context.path, None, message);
     }
     Ok(report)
 }
 
-fn parse(
-    context: &mut Context<'_>,
-    record: Record,
-    value: Value,
-) -> Result<Vec<super::Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<super::Item>, String> {
     let mut object = into_object(value, "")?;
     let messages = match take_array(&mut object, "history", "")? {
-        Some(history) => history_messages(history)?,
+        Some(history) => {
+            let mut messages = history_messages(history)?;
+            append_unlogged_steps(&mut messages, object.get("trajectory"));
+            messages
+        }
         None => match object.get("trajectory").cloned() {
             Some(steps) => step_messages(steps)?,
             None => return Err("neither `history` nor `trajectory` is there".into()),
         },
     };
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     apply_info(&mut trajectory, object.get("info"));
     trajectory.extra = object;
     let draft = TaskDraft::from_trajectory(&trajectory, Vec::new());
@@ -64,6 +66,49 @@ fn history_messages(history: Vec<Value>) -> Result<Vec<Message>, String> {
     }
     name_tool_results(&mut messages);
     Ok(messages)
+}
+
+/// Appends the steps `trajectory` holds after the last one `history` logged (SWE-agent 1.x
+/// writes the final `submit` step to `trajectory` only): each step's response as an
+/// assistant message and its observation as a tool result named by the command it ran.
+fn append_unlogged_steps(messages: &mut Vec<Message>, steps: Option<&Value>) {
+    let Some(Value::Array(steps)) = steps else {
+        return;
+    };
+    let said = |step: &Value| -> Option<String> {
+        ["response", "thought"]
+            .iter()
+            .find_map(|key| step.get(*key).and_then(Value::as_str))
+            .map(|text| text.trim().to_string())
+    };
+    let logged: std::collections::HashSet<&str> = messages
+        .iter()
+        .filter(|message| message.role == crate::trajectory::Role::Assistant)
+        .map(|message| message.content.trim())
+        .collect();
+    let Some(last_logged) = steps
+        .iter()
+        .rposition(|step| said(step).is_some_and(|text| logged.contains(text.as_str())))
+    else {
+        return;
+    };
+    let mut unlogged = Vec::new();
+    for step in &steps[last_logged + 1..] {
+        let Some(response) = step.get("response").and_then(Value::as_str) else {
+            continue;
+        };
+        unlogged.push(Message::assistant(response));
+        if let Some(observation) = step.get("observation").and_then(Value::as_str) {
+            let mut result = Message::tool(observation);
+            result.name = step
+                .get("action")
+                .and_then(Value::as_str)
+                .and_then(|action| action.split_whitespace().next())
+                .map(str::to_string);
+            unlogged.push(result);
+        }
+    }
+    messages.extend(unlogged);
 }
 
 /// Messages rebuilt from `trajectory` steps when there is no `history`: each step's

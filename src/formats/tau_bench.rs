@@ -6,21 +6,25 @@ use super::chat::{name_tool_results, read_messages};
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, number, take_number, take_required};
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::Reward;
 use serde_json::Value;
 
 /// Reads a tau-bench results file.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let mut messages = read_messages(take_required(&mut object, "traj", "")?, "traj")?;
     name_tool_results(&mut messages);
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     if let Some(total) = take_number(&mut object, "reward", "")? {
         let mut reward = Reward::scalar(total);
         let parts = object

@@ -9,19 +9,23 @@ use super::chat::{name_tool_results, read_messages, tool_specs, write_message};
 use super::context::{Context, TaskDraft};
 use super::document::read_records;
 use super::fields::{into_object, take, take_required};
+use super::intake::Intake;
 use super::openai::tools;
-use super::{ExportItem, Format, ImportError, ImportReport, Item, Record, Sink, ToolArguments};
+use super::{ExportItem, Format, ImportError, ImportReport, Item, ToolArguments};
 use crate::trajectory::{Message, Reward, Role, Trajectory};
 use serde_json::{Map, Value};
 use std::io::Write;
 
 /// Reads a TRL prompt–completion file.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let prompt = side(
         take_required(&mut object, "prompt", "")?,
@@ -50,7 +54,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
     let mut messages = prompt;
     messages.extend(completion);
     name_tool_results(&mut messages);
-    let mut trajectory = context.record_trajectory(record, messages);
+    let mut trajectory = context.trajectory(messages);
     if let Some(step) = object.get("step").and_then(Value::as_u64)
         && object.contains_key("advantage")
     {

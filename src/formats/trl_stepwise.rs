@@ -10,19 +10,23 @@ use super::document::read_records;
 use super::fields::{
     element, into_array, into_object, number, take_required, take_required_string,
 };
+use super::intake::Intake;
 use super::steps::{solution_message, step_texts};
-use super::{ExportItem, ImportError, ImportReport, Item, Record, Sink};
+use super::{ExportItem, ImportError, ImportReport, Item};
 use crate::trajectory::{Message, Role, ScoreSource, StepScore, Trajectory};
 use serde_json::{Value, json};
 use std::io::Write;
 
 /// Reads a TRL stepwise file.
-pub fn read(context: &mut Context<'_>, sink: &mut Sink<'_>) -> Result<ImportReport, ImportError> {
+pub fn read(
+    context: &mut Context<'_>,
+    intake: &mut Intake<'_, '_>,
+) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| parse(context, record, value))
+    read_records(path, intake, |value| parse(context, value))
 }
 
-fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<Item>, String> {
+fn parse(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let prompt = take_required_string(&mut object, "prompt", "")?;
     let mut steps = Vec::new();
@@ -64,7 +68,7 @@ fn parse(context: &mut Context<'_>, record: Record, value: Value) -> Result<Vec<
         });
     }
     let solution = solution_message(&steps)?;
-    let mut trajectory = context.record_trajectory(record, vec![Message::user(prompt), solution]);
+    let mut trajectory = context.trajectory(vec![Message::user(prompt), solution]);
     trajectory.step_scores = step_scores;
     trajectory.extra = object;
     let draft = TaskDraft::from_trajectory(&trajectory, Vec::new());

@@ -11,7 +11,8 @@ use super::fields::{
     into_object, number, take, take_count, take_number, take_object, take_required,
     take_required_string, text_of,
 };
-use super::{ImportError, ImportReport, Item, Record, Sink};
+use super::intake::Intake;
+use super::{ImportError, ImportReport, Item};
 use crate::trajectory::{Message, Reward};
 use serde_json::Value;
 
@@ -19,19 +20,13 @@ use serde_json::Value;
 /// they share a `group`, numbered by `sample` in file order.
 pub fn read_rollouts(
     context: &mut Context<'_>,
-    sink: &mut Sink<'_>,
+    intake: &mut Intake<'_, '_>,
 ) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |record, value| {
-        parse_rollout(context, record, value)
-    })
+    read_records(path, intake, |value| parse_rollout(context, value))
 }
 
-fn parse_rollout(
-    context: &mut Context<'_>,
-    record: Record,
-    value: Value,
-) -> Result<Vec<Item>, String> {
+fn parse_rollout(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {
     let mut object = into_object(value, "")?;
     let input = take_required_string(&mut object, "input", "")?;
     let output = take_required_string(&mut object, "output", "")?;
@@ -39,10 +34,7 @@ fn parse_rollout(
     let score = take_number(&mut object, "score", "")?;
     let step = take_count(&mut object, "step", "")?;
     let (group, sample) = context.group_sample(step, &input);
-    let mut trajectory = context.record_trajectory(
-        record,
-        vec![Message::user(input), Message::assistant(output)],
-    );
+    let mut trajectory = context.trajectory(vec![Message::user(input), Message::assistant(output)]);
     trajectory.policy_version = step;
     trajectory.group = Some(group);
     trajectory.sample = Some(sample);
@@ -68,10 +60,10 @@ fn parse_rollout(
 /// Reads verl task rows as tasks.
 pub fn read_tasks(
     context: &mut Context<'_>,
-    sink: &mut Sink<'_>,
+    intake: &mut Intake<'_, '_>,
 ) -> Result<ImportReport, ImportError> {
     let path = context.path;
-    read_records(path, sink, |_, value| parse_task(context, value))
+    read_records(path, intake, |value| parse_task(context, value))
 }
 
 fn parse_task(context: &mut Context<'_>, value: Value) -> Result<Vec<Item>, String> {

@@ -20,8 +20,9 @@ pub struct FolderImport {
     pub metrics: Option<(PathBuf, usize, Vec<Problem>)>,
 }
 
-/// Imports what a run's output folder holds (see [`formats::folder_contents`]) as a new run
-/// of kind `import`, finished when this returns.
+/// Imports what a run's output folder holds (see [`formats::folder_contents`]) as a run of
+/// kind `import`, finished when this returns: the run an earlier import of the same folder
+/// made (what it stored already is not stored again), or a new one.
 pub fn import_folder(
     store: &Store,
     dir: &Path,
@@ -36,24 +37,36 @@ pub fn import_folder(
          metrics as trainer_state.json or metrics.jsonl)",
         dir.display()
     );
-    let mut record = RunInfo::new(
-        String::new(),
-        RunKind::Import,
-        0,
-        dir.display().to_string(),
-        0,
-    );
-    record.config = serde_json::json!({ "folder": dir });
-    record.note = Some(format!("imported from {}", dir.display()));
-    let run = store.create_run(&record)?;
-    record.id = run.clone();
+    let folder = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let key = serde_json::json!({ "folder": folder });
+    let earlier = store
+        .runs()?
+        .into_iter()
+        .find(|run| run.kind == RunKind::Import && run.config == key);
+    let mut record = match earlier {
+        Some(run) => run,
+        None => {
+            let mut record = RunInfo::new(
+                String::new(),
+                RunKind::Import,
+                0,
+                dir.display().to_string(),
+                0,
+            );
+            record.config = key;
+            record.note = Some(format!("imported from {}", dir.display()));
+            record.id = store.create_run(&record)?;
+            record
+        }
+    };
+    let run = record.id.clone();
     let mut import = FolderImport {
         run: run.clone(),
         files: Vec::new(),
         skipped: Vec::new(),
         metrics: None,
     };
-    let mut last_step = 0;
+    let mut last_step = record.step;
     let mut stamp = |item: &mut Item| {
         if let Item::Trajectory(trajectory) = item {
             last_step = last_step.max(super::claim(trajectory, &run));

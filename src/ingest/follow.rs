@@ -1,8 +1,8 @@
 //! Following a run as another stack writes it: files and run folders are polled (so NFS and
 //! sshfs mounts work, where change events do not arrive), and what is new since the last
-//! poll is stored under one run of kind `import`. Ids come from each record's file and
-//! position with a nonce fixed by the followed paths, so reading a file again never
-//! duplicates a record, and following the same paths again resumes the same run. A file
+//! poll is stored under one run of kind `import`. Ids come from each record's content, so
+//! reading a file again never duplicates a record, and following the same paths again
+//! resumes the same run. A file
 //! that changed in the last two seconds is still being written: a record that does not
 //! parse yet (a half-written last line, a parquet file without its footer) is retried at the
 //! next poll and reported only once the file has settled. The followed files are only read.
@@ -14,7 +14,6 @@ use crate::run::{observed, this_process};
 use crate::store::{Filter, Store};
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, TrajectoryId};
 use anyhow::Context;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -126,7 +125,7 @@ impl Follower {
             options: ImportOptions {
                 format,
                 strict: false,
-                id_nonce: nonce_of(&canonical),
+                growing: false,
             },
             run,
             roots: canonical,
@@ -228,8 +227,13 @@ impl Follower {
                 new
             }
         };
-        let result = import_file_into(store, path, self.options, &mut admit, &mut || {});
-        poll.trajectories += trajectories;
+        let options = ImportOptions {
+            growing: !stamp.settled(),
+            ..self.options
+        };
+        let result = import_file_into(store, path, options, &mut admit, &mut || {});
+        let stored_before = result.as_ref().map_or(0, |report| report.already_stored);
+        poll.trajectories += trajectories.saturating_sub(stored_before);
         poll.tasks += new_tasks;
         let settled = stamp.settled();
         match result {
@@ -292,8 +296,6 @@ impl Follower {
     }
 }
 
-/// The id nonce of a follow: fixed by the followed paths, so ids are stable across polls and
-/// across follows of the same paths.
 /// The paths to follow made absolute, sorted and without repeats (the key of their run);
 /// an error names a path that does not exist.
 pub fn followed_roots(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
@@ -338,14 +340,4 @@ pub fn followed_paths(run: &RunInfo) -> Option<Vec<PathBuf>> {
         .iter()
         .map(|path| path.as_str().map(PathBuf::from))
         .collect()
-}
-
-fn nonce_of(roots: &[PathBuf]) -> i64 {
-    let mut hasher = Sha256::new();
-    for root in roots {
-        hasher.update(root.as_os_str().as_encoded_bytes());
-        hasher.update([0]);
-    }
-    let digest = hasher.finalize();
-    i64::from_be_bytes(digest[..8].try_into().expect("eight bytes"))
 }

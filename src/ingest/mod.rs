@@ -59,7 +59,9 @@ impl Batch {
 }
 
 /// Imports one file into the store. `on_record` is called for each record read (for
-/// progress). Every record counted in the report is durable when this returns `Ok`.
+/// progress). Every record counted in the report is durable when this returns `Ok`; a
+/// trajectory the store already holds (the same content, imported before) is not stored
+/// again, and the report counts it as `already_stored`.
 pub fn import_into(
     store: &Store,
     path: &Path,
@@ -83,21 +85,24 @@ fn import_file_into(
         // Written batches come back to be freed where they were allocated: freed on the
         // writer, every record would take the parser's malloc arena lock from under it.
         let (written_sender, written) = mpsc::channel::<Batch>();
-        let writer = scope.spawn(move || -> anyhow::Result<()> {
+        let writer = scope.spawn(move || -> anyhow::Result<usize> {
+            let mut added = 0;
             for batch in receiver {
                 store.put_tasks(&batch.tasks)?;
-                store.put_trajectories(&batch.trajectories)?;
+                added += store.add_trajectories(&batch.trajectories)?;
                 let _ = written_sender.send(batch);
             }
-            Ok(())
+            Ok(added)
         });
         let mut batch = Batch::default();
+        let mut admitted = 0;
         let result = formats::import_file(path, options, &mut |mut item| {
             on_record();
             written.try_iter().for_each(drop);
             if !admit(&mut item) {
                 return Ok(());
             }
+            admitted += usize::from(matches!(item, Item::Trajectory(_)));
             batch.push(item);
             if batch.is_full() {
                 sender
@@ -113,9 +118,11 @@ fn import_file_into(
             .map_err(|_| anyhow::anyhow!("the store writer panicked"));
         written.try_iter().for_each(drop);
         crate::allocator::release_free_memory();
-        finished??;
+        let added = finished??;
         last.map_err(|_| anyhow::anyhow!("the store writer stopped"))?;
-        Ok(result?)
+        let mut report = result?;
+        report.already_stored = admitted.saturating_sub(added);
+        Ok(report)
     })
 }
 

@@ -27,6 +27,9 @@ fn answer(store: &LocalStore, request: Request<'_>) -> StoreResult<Reply> {
             store.put_trajectories(&trajectories)?;
             Reply::Done
         }
+        Request::AddTrajectories(trajectories) => {
+            Reply::Number(store.add_trajectories(&trajectories)? as u64)
+        }
         Request::EditLabels { id, edit } => {
             Reply::Trajectory(Some(Box::new(store.edit_labels(id, edit)?)))
         }

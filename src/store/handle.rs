@@ -163,6 +163,12 @@ impl Store {
         self.done(Request::PutTrajectories(Cow::Borrowed(trajectories)))
     }
 
+    /// Stores the trajectories whose ids are not stored yet (an import read again stores
+    /// nothing twice); returns how many it stored.
+    pub fn add_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<usize> {
+        Ok(self.number(Request::AddTrajectories(Cow::Borrowed(trajectories)))? as usize)
+    }
+
     /// Changes a trajectory's labels; returns the trajectory as saved. Durable when it
     /// returns.
     pub fn edit_labels(&self, id: TrajectoryId, edit: LabelEdit) -> StoreResult<Trajectory> {

@@ -18,7 +18,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// Bumped whenever a request or reply changes shape; client and server must agree.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The largest frame either side reads: a bigger length is refused without reading it.
 pub const MAX_FRAME_BYTES: u32 = 256 * 1024 * 1024;
@@ -48,6 +48,8 @@ pub enum Request<'a> {
     SizeOnDisk,
     /// Stores trajectories (replacing any with the same id).
     PutTrajectories(Cow<'a, [Trajectory]>),
+    /// Stores the trajectories whose ids are not stored yet; replies how many it stored.
+    AddTrajectories(Cow<'a, [Trajectory]>),
     /// Changes a trajectory's labels.
     EditLabels {
         /// The trajectory.
@@ -145,9 +147,10 @@ impl Request<'_> {
     /// Which parts of the store the request writes, for change stamps.
     pub fn writes(&self) -> Writes {
         match self {
-            Self::PutTrajectories(_) | Self::DeleteTrajectories(_) | Self::Compact => {
-                Writes::Trajectories
-            }
+            Self::PutTrajectories(_)
+            | Self::AddTrajectories(_)
+            | Self::DeleteTrajectories(_)
+            | Self::Compact => Writes::Trajectories,
             Self::EditLabels { .. } => Writes::Labels,
             Self::PutTasks(_) => Writes::Tasks,
             Self::PutRun(_)

@@ -89,9 +89,9 @@ const OVERLAP_FROM: usize = 64;
 
 /// The blobs of `trajectories`, in order: each one's record, then its trace's encoding when
 /// it has one (a malformed trace is an error naming its trajectory).
-fn encode_blobs(trajectories: &[Trajectory]) -> StoreResult<Vec<Vec<u8>>> {
+fn encode_blobs(trajectories: &[&Trajectory]) -> StoreResult<Vec<Vec<u8>>> {
     let mut blobs = Vec::with_capacity(trajectories.len() * 2);
-    for trajectory in trajectories {
+    for &trajectory in trajectories {
         if let Some(trace) = &trajectory.token_trace {
             trace.validate().map_err(|reason| {
                 StoreError::Invalid(format!("trajectory {}: {reason}", trajectory.id))
@@ -111,6 +111,30 @@ impl LocalStore {
     /// they lie; a large batch writes them while its summaries are prepared.
     pub fn put_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<()> {
         let _guard = self.write_guard();
+        let trajectories: Vec<&Trajectory> = trajectories.iter().collect();
+        self.put_locked(&trajectories)
+    }
+
+    /// Stores the trajectories whose ids are not stored yet (the first of any repeated id)
+    /// and flushes; returns how many it stored. The check and the write happen under the
+    /// write lock, so two imports of the same records store them once.
+    pub fn add_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<usize> {
+        let _guard = self.write_guard();
+        let mut taken = std::collections::HashSet::new();
+        let mut new = Vec::new();
+        for trajectory in trajectories {
+            if taken.insert(trajectory.id) && self.entry(trajectory.id)?.is_none() {
+                new.push(trajectory);
+            }
+        }
+        if !new.is_empty() {
+            self.put_locked(&new)?;
+        }
+        Ok(new.len())
+    }
+
+    /// `put_trajectories` under a write lock the caller holds.
+    fn put_locked(&self, trajectories: &[&Trajectory]) -> StoreResult<()> {
         let (locations, prepared) = if trajectories.len() >= OVERLAP_FROM {
             std::thread::scope(|scope| {
                 let appending = scope.spawn(|| self.append_blobs(trajectories));
@@ -125,7 +149,7 @@ impl LocalStore {
         };
         let mut locations = locations?.into_iter();
         let (mut staged, seqs) = prepared?;
-        for (trajectory, seq) in trajectories.iter().zip(seqs) {
+        for (&trajectory, seq) in trajectories.iter().zip(seqs) {
             let record = locations.next().ok_or_else(missing_location)?;
             let trace = match trajectory.token_trace {
                 Some(_) => Some(locations.next().ok_or_else(missing_location)?),
@@ -141,7 +165,7 @@ impl LocalStore {
 
     /// Encodes trajectories' blobs and appends them to the blob log; their locations, in
     /// order, once they are durable.
-    fn append_blobs(&self, trajectories: &[Trajectory]) -> StoreResult<Vec<Location>> {
+    fn append_blobs(&self, trajectories: &[&Trajectory]) -> StoreResult<Vec<Location>> {
         let blobs = encode_blobs(trajectories)?;
         let slices: Vec<&[u8]> = blobs.iter().map(Vec::as_slice).collect();
         Ok(self.blob_log().append(&slices)?)
@@ -149,11 +173,11 @@ impl LocalStore {
 
     /// The staged batch of storing `trajectories` (their location entries still to add),
     /// with the sequence number each is stored under (a new one, or the one it replaces).
-    fn prepare(&self, trajectories: &[Trajectory]) -> StoreResult<(Staged, Vec<u64>)> {
+    fn prepare(&self, trajectories: &[&Trajectory]) -> StoreResult<(Staged, Vec<u64>)> {
         let mut pending = Pending::default();
         let mut seqs = Vec::with_capacity(trajectories.len());
         let mut written: HashMap<TrajectoryId, Summary> = HashMap::new();
-        for trajectory in trajectories {
+        for &trajectory in trajectories {
             let previous = match written.remove(&trajectory.id) {
                 Some(summary) => Some(summary),
                 None => self.summary_of(trajectory.id)?,

@@ -6,7 +6,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A trajectory's identity: derived from its coordinates for generated rollouts, hashed from
-/// its origin for imported ones.
+/// its content for imported ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TrajectoryId(pub u64);
 
@@ -20,17 +20,6 @@ impl TrajectoryId {
             &policy_version.to_be_bytes(),
             &group.to_be_bytes(),
             &sample.to_be_bytes(),
-        ])
-    }
-
-    /// The id of an imported record, from where it came from (file, record index) and the
-    /// moment of import, so importing the same file twice keeps both copies apart.
-    pub fn imported(origin: &str, record: u64, nonce: i64) -> Self {
-        Self::hash_parts(&[
-            b"import",
-            origin.as_bytes(),
-            &record.to_be_bytes(),
-            &nonce.to_be_bytes(),
         ])
     }
 
@@ -115,6 +104,60 @@ impl<'de> Deserialize<'de> for TrajectoryId {
     }
 }
 
+impl super::Trajectory {
+    /// Gives an imported record the id of its content: a hash of everything it holds but its
+    /// id (messages, rewards, its group and sample, the fields kept from the source), with
+    /// object keys in sorted order, so the same record read again, from any file, in any
+    /// order and whatever order its fields were written in, has the same id, and two records
+    /// that differ in anything have different ones.
+    pub fn set_content_id(&mut self) {
+        self.id = TrajectoryId(0);
+        let mut hasher = Sha256::new();
+        hasher.update(b"import-content\0");
+        if let Ok(value) = serde_json::to_value(&*self) {
+            hash_canonical(&value, &mut hasher);
+        }
+        let digest = hasher.finalize();
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&digest[..8]);
+        self.id = TrajectoryId(u64::from_be_bytes(bytes));
+    }
+}
+
+/// Feeds a JSON value to a hash with object keys sorted, each part tagged and its length
+/// given, so different values never feed the same bytes.
+fn hash_canonical(value: &serde_json::Value, hasher: &mut Sha256) {
+    use serde_json::Value;
+    let mut text = |tag: u8, text: &str| {
+        hasher.update([tag]);
+        hasher.update((text.len() as u64).to_be_bytes());
+        hasher.update(text.as_bytes());
+    };
+    match value {
+        Value::Null => text(b'n', ""),
+        Value::Bool(flag) => text(b'b', if *flag { "1" } else { "0" }),
+        Value::Number(number) => text(b'#', &number.to_string()),
+        Value::String(string) => text(b's', string),
+        Value::Array(items) => {
+            text(b'[', &items.len().to_string());
+            for item in items {
+                hash_canonical(item, hasher);
+            }
+        }
+        Value::Object(object) => {
+            text(b'{', &object.len().to_string());
+            let mut keys: Vec<&String> = object.keys().collect();
+            keys.sort();
+            for key in keys {
+                hasher.update([b'k']);
+                hasher.update((key.len() as u64).to_be_bytes());
+                hasher.update(key.as_bytes());
+                hash_canonical(&object[key], hasher);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +168,32 @@ mod tests {
         assert_eq!(a, TrajectoryId::derived("grpo-0001", 3, 7, 1));
         assert_ne!(a, TrajectoryId::derived("grpo-0001", 3, 7, 2));
         assert_ne!(a, TrajectoryId::derived("grpo-0002", 3, 7, 1));
+    }
+
+    #[test]
+    fn content_ids_ignore_the_id_and_key_order_and_see_everything_else() {
+        use crate::trajectory::{Message, Trajectory};
+        let mut a = Trajectory::new(
+            TrajectoryId(1),
+            vec![Message::user("q"), Message::assistant("4")],
+        );
+        a.extra.insert("x".into(), serde_json::json!(1));
+        a.extra
+            .insert("y".into(), serde_json::json!({"b": 2, "a": 1}));
+        let mut b = Trajectory::new(TrajectoryId(2), a.messages.clone());
+        b.extra
+            .insert("y".into(), serde_json::json!({"a": 1, "b": 2}));
+        b.extra.insert("x".into(), serde_json::json!(1));
+        a.set_content_id();
+        b.set_content_id();
+        assert_eq!(a.id, b.id, "the same content in another key order");
+        b.messages[1].content = "5".into();
+        b.set_content_id();
+        assert_ne!(a.id, b.id, "another answer");
+        b.messages[1].content = "4".into();
+        b.sample = Some(1);
+        b.set_content_id();
+        assert_ne!(a.id, b.id, "another sample of the group");
     }
 
     #[test]

@@ -98,7 +98,7 @@ pub struct StepLocation {
 /// One rollout of a policy on a task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trajectory {
-    /// Its id (derived for generated rollouts, fresh for imported ones).
+    /// Its id (derived for generated rollouts, hashed from the content for imported ones).
     pub id: TrajectoryId,
     /// The task it attempts.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -86,12 +86,12 @@ pub fn import_with(path: &Path, options: ImportOptions) -> Result<Imported, Impo
     })
 }
 
-/// The options tests use: a fixed nonce, so ids are stable.
+/// The options tests use: the format when one is forced.
 pub fn options(format: Option<Format>) -> ImportOptions {
     ImportOptions {
         format,
         strict: false,
-        id_nonce: 7,
+        growing: false,
     }
 }
 

@@ -9,6 +9,14 @@ fn every_real_file_is_recognised_by_its_content() {
         ("6e44b9__sweagenttestrepo-1c2844.traj", Format::SweAgent),
         ("function_calling_simple.traj", Format::SweAgent),
         ("gsm8k_test_first150.jsonl", Format::Gsm8k),
+        (
+            "harbor-terminus2-golden-context-summarization.trajectory.json",
+            Format::Atif,
+        ),
+        (
+            "llamafactory_reason_tool_use_demo_50.jsonl",
+            Format::OpenaiMessages,
+        ),
         ("log_formats.json", Format::Inspect),
         ("log_message_deduplication.eval", Format::InspectEval),
         ("mini_swe_agent_local_replay.traj.json", Format::Messages),
@@ -17,10 +25,15 @@ fn every_real_file_is_recognised_by_its_content() {
             "nemo_gym_single_tool_call_rollouts.jsonl",
             Format::Responses,
         ),
+        (
+            "openagents-qa-runner-login-trace.trajectory.json",
+            Format::Atif,
+        ),
         ("openai_chat_tools.jsonl", Format::OpenaiMessages),
         ("openhands_basic_interactions.json", Format::OpenHands),
         ("openhands_resolver_output.first1.jsonl", Format::OpenHands),
         ("openhands_wrong_initial_state.json", Format::OpenHands),
+        ("otel-otlp-kagent-adk-go-1turn.json", Format::Otel),
         ("samples_math-aps-tree.first1.jsonl", Format::OmegaPrm),
         ("samples_math-shepherd.jsonl", Format::MathShepherd),
         ("samples_prm800k.jsonl", Format::Prm800k),
@@ -35,6 +48,8 @@ fn every_real_file_is_recognised_by_its_content() {
         super::common::data_files().len(),
         "a new file needs a line here"
     );
+    let verifiers = "verifiers/verifiers-math-python-gpt-4.1-mini.results.jsonl";
+    assert_eq!(detect(&data(verifiers)).unwrap(), Format::Verifiers);
     for (name, format) in expected {
         assert_eq!(detect(&data(name)).unwrap(), format, "{name}");
         let renamed = temp_file(&std::fs::read(data(name)).unwrap(), ".data");

@@ -125,7 +125,25 @@ fn swe_agent_1x_with_tool_calls() {
 
     let imported = import("6e44b9__sweagenttestrepo-1c2844.traj");
     let trajectory = &imported.trajectories[0];
-    assert_eq!(trajectory.messages.len(), 10);
+    assert_eq!(
+        trajectory.messages.len(),
+        12,
+        "the history's 10 messages and the submit step only `trajectory` logged"
+    );
+    let said = &trajectory.messages[10];
+    assert_eq!(said.role, Role::Assistant);
+    assert!(
+        said.content
+            .starts_with("The script `missing_colon.py` ran successfully")
+    );
+    let submitted = &trajectory.messages[11];
+    assert_eq!(submitted.role, Role::Tool);
+    assert_eq!(submitted.name.as_deref(), Some("submit"));
+    assert!(
+        submitted
+            .content
+            .contains("diff --git a/tests/missing_colon.py")
+    );
     assert_eq!(
         trajectory.stop_reason,
         StopReason::Other("submitted".into())

@@ -170,3 +170,72 @@ pub fn streams_n_choices_and_stop_strings(model: &LanguageModel) {
         assert!(body.contains(&format!("`{field}`")), "{body}");
     }
 }
+
+/// Pieces random model output is made of: call tags, well-formed and broken calls, text.
+fn output_piece() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just("<tool_call>".to_string()),
+        Just("</tool_call>".to_string()),
+        Just(r#"{"name": "calculator", "arguments": {"expression": "12*3"}}"#.to_string()),
+        Just(r#"{"name.\n{"name": "arguments": "calculator", "12"}}"#.to_string()),
+        Just(r#"{"name": "", "arguments": {}}"#.to_string()),
+        Just(r#"{"name": "calculator", "arguments": "12"}"#.to_string()),
+        Just(r#"{"name": "unknown_tool", "arguments": {}}"#.to_string()),
+        Just(r#"{"name": "calculator"}"#.to_string()),
+        "[ -~\n]{0,24}",
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Whatever the model writes, a tool call served has a name of an offered tool, an id,
+    /// and arguments that parse as a JSON object (what the `openai` SDK's clients run); text
+    /// that is not a well-formed call goes back as content with `finish_reason: stop`.
+    #[test]
+    fn random_model_output_never_becomes_a_malformed_tool_call(
+        pieces in proptest::collection::vec(output_piece(), 0..8)
+    ) {
+        use rollscope::formats::chat_api::{Completion, ResponseInfo, response_body};
+        let text: String = pieces.concat();
+        let tools = vec![json!({"type": "function", "function": {"name": "calculator",
+            "parameters": {"type": "object", "properties": {"expression": {"type": "string"}},
+                           "required": ["expression"]}}})];
+        let message = rollscope::agent::serve::served_message(text.clone(), &tools, 7, 0);
+        let finish = if message.tool_calls.is_empty() { "stop" } else { "tool_calls" };
+        let completion = Completion {
+            message,
+            finish_reason: finish.into(),
+            logprobs: Vec::new(),
+            completion_tokens: Some(1),
+        };
+        let info = ResponseInfo {
+            id: "chatcmpl-1".into(),
+            model: "embedded".into(),
+            created: 0,
+            prompt_tokens: 1,
+            completion_tokens: 1,
+        };
+        let body = response_body(&[completion], &info, false);
+        let choice = &body["choices"][0];
+        match choice["message"]["tool_calls"].as_array() {
+            Some(calls) => {
+                proptest::prop_assert_eq!(&choice["finish_reason"], "tool_calls");
+                proptest::prop_assert!(!calls.is_empty());
+                for call in calls {
+                    proptest::prop_assert_eq!(&call["type"], "function");
+                    proptest::prop_assert!(call["id"].as_str().is_some_and(|id| !id.is_empty()));
+                    proptest::prop_assert_eq!(&call["function"]["name"], "calculator");
+                    let arguments = call["function"]["arguments"].as_str().unwrap();
+                    let parsed: Value = serde_json::from_str(arguments).unwrap();
+                    proptest::prop_assert!(parsed.is_object());
+                }
+            }
+            None => {
+                proptest::prop_assert_eq!(&choice["finish_reason"], "stop");
+                proptest::prop_assert_eq!(choice["message"]["content"].as_str(), Some(text.as_str()));
+            }
+        }
+    }
+}

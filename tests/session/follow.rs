@@ -108,12 +108,13 @@ fn appended_chunks_that_split_lines_import_every_record_once() {
     let store = connect(&session(root.path()));
     let dir = tempfile::tempdir().unwrap();
     let followed = dir.path().join("rollouts.jsonl");
-    let text = std::fs::read(fixture("openai_chat_tools.jsonl")).unwrap();
-    let lines: Vec<&[u8]> = text.split_inclusive(|&byte| byte == b'\n').collect();
+    let text = std::fs::read_to_string(fixture("openai_chat_tools.jsonl")).unwrap();
     let mut whole = Vec::new();
-    for _ in 0..3 {
-        for line in &lines {
-            whole.extend_from_slice(line);
+    for copy in 0..3 {
+        for line in text.lines() {
+            let mut record: serde_json::Value = serde_json::from_str(line).unwrap();
+            record["copy"] = serde_json::json!(copy);
+            whole.extend_from_slice(format!("{record}\n").as_bytes());
         }
     }
     let records = whole.iter().filter(|&&byte| byte == b'\n').count();

@@ -195,17 +195,13 @@ fn runs_with_a_pinned_run_overlaid() {
     snapshot("runs_overlay", &app);
 }
 
-/// The trajectory an importer makes of a real file of `tests/data/formats`, with a fixed id
-/// (an imported id depends on where the checkout lies).
+/// The trajectory an importer makes of a real file of `tests/data/formats`.
 fn imported(name: &str) -> rollscope::trajectory::Trajectory {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/formats")
         .join(name);
     let mut found = None;
-    let options = rollscope::formats::ImportOptions {
-        id_nonce: 1,
-        ..Default::default()
-    };
+    let options = rollscope::formats::ImportOptions::default();
     rollscope::formats::import_file(&path, options, &mut |item| {
         if let rollscope::formats::Item::Trajectory(trajectory) = item {
             found.get_or_insert(*trajectory);

@@ -15,6 +15,7 @@ use crate::formats::chat_api::{
 };
 use crate::formats::chat_stream::{ChunkDelta, chunk_body, usage_chunk_body};
 use crate::model::{Chat, SamplingParams};
+use crate::trajectory::Message;
 use events::EventStream;
 use serde_json::{Value, json};
 use std::io::Read;
@@ -179,16 +180,7 @@ fn generate(
     model.policy.release(turn.sequence);
     reply.finish(on_text);
     let text = reply.text().to_string();
-    let tools = &prepared.request.tools;
-    let parsed = parse_turn(&text, tools, 0);
-    let mut message = parsed.to_message();
-    for (position, call) in message.tool_calls.iter_mut().enumerate() {
-        call.id = Some(format!("call_{}_{index}_{position}", prepared.number));
-    }
-    if tools.is_empty() {
-        message.content = text;
-        message.tool_calls.clear();
-    }
+    let message = served_message(text, &prepared.request.tools, prepared.number, index);
     let finish_reason = match turn.finish {
         _ if reply.stopped() => "stop",
         TurnFinish::MaxTokens | TurnFinish::ContextFull => "length",
@@ -209,6 +201,23 @@ fn generate(
         completion_tokens: Some(tokens as u64),
     };
     Ok((completion, tokens))
+}
+
+/// The message a completion answers with. Tool calls only when tools were offered and every
+/// `<tool_call>` block of the text is a well-formed call of an offered tool (its arguments a
+/// JSON object that fits the tool's schema); otherwise the whole text as content, as vLLM's
+/// tool parsers answer output they cannot parse, so a client never receives a call it cannot
+/// run.
+pub fn served_message(text: String, tools: &[Value], request: u64, choice: usize) -> Message {
+    let parsed = parse_turn(&text, tools, 0);
+    if tools.is_empty() || parsed.calls.is_empty() || parsed.format_failures() > 0 {
+        return Message::assistant(text);
+    }
+    let mut message = parsed.to_message();
+    for (position, call) in message.tool_calls.iter_mut().enumerate() {
+        call.id = Some(format!("call_{request}_{choice}_{position}"));
+    }
+    message
 }
 
 /// Generates every choice of a request at once (the decode thread batches them).
