@@ -4,7 +4,7 @@
 //! the top level of a single pretty-printed document) decide. The file name only helps to
 //! word the error when the content decides nothing.
 
-use super::document::{first_byte, first_record};
+use super::document::{first_byte, first_record_bytes};
 use super::{Format, ImportError};
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
@@ -35,9 +35,9 @@ pub fn detect(path: &Path) -> Result<Format, ImportError> {
     let keys: Vec<String> = match first_byte(path)? {
         _ if magic == super::parquet::MAGIC => super::parquet::column_names(path)?,
         None => return Err(unrecognised("the file holds only white space")),
-        Some(b'[' | b'{') => match first_record(path)? {
-            Some(serde_json::Value::Object(record)) => record.keys().cloned().collect(),
-            Some(_) => return Err(unrecognised("its first record is not a JSON object")),
+        Some(b'[' | b'{') => match record_keys(&first_record_bytes(path)?) {
+            Some(Some(keys)) => keys,
+            Some(None) => return Err(unrecognised("its first record is not a JSON object")),
             None if first_byte(path)? == Some(b'{') => top_level_keys(path)?,
             None => {
                 return Err(unrecognised(
@@ -129,6 +129,72 @@ fn format_from_name(path: &Path) -> Option<Format> {
         return None;
     };
     Some(format)
+}
+
+/// The keys of a whole JSON record, read without keeping its values: `None` when the bytes
+/// are not one valid JSON value, `Some(None)` when it is not an object.
+fn record_keys(bytes: &[u8]) -> Option<Option<Vec<String>>> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let keys = RecordKeys.deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(keys)
+}
+
+/// A value's keys when it is an object (`None` for any other value), skipping the values.
+struct RecordKeys;
+
+impl<'de> DeserializeSeed<'de> for RecordKeys {
+    type Value = Option<Vec<String>>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordKeys {
+    type Value = Option<Vec<String>>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        let mut keys = Vec::new();
+        KeyCollector(&mut keys).visit_map(map)?;
+        Ok(Some(keys))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
 }
 
 /// The keys of the top-level object of a JSON document, read without keeping its values; a

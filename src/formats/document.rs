@@ -73,7 +73,7 @@ pub fn read_records(
     }
     match first_byte(path)? {
         Some(b'[') => read_array(path, intake, parse),
-        Some(b'{') if first_record(path)?.is_none() => match whole_value(path)? {
+        Some(b'{') if !first_line_is_json(path)? => match whole_value(path)? {
             Some(value) => {
                 let mut report = ImportReport::default();
                 if let Err(message) = intake.record(value, parse, &mut report)? {
@@ -150,6 +150,50 @@ pub fn first_record(path: &Path) -> Result<Option<Value>, ImportError> {
         .read_until(b'\n', &mut head)
         .map_err(io)?;
     Ok(serde_json::from_slice(strip_bom(&head)).ok())
+}
+
+/// Whether the file's first line is a whole JSON value (JSONL, or a document on one line),
+/// checked without building it.
+fn first_line_is_json(path: &Path) -> Result<bool, ImportError> {
+    let head = first_line(path)?;
+    let parsed = serde_json::from_slice::<serde::de::IgnoredAny>(strip_bom(&head));
+    Ok(parsed.is_ok())
+}
+
+/// The file's first line (all of it up to the record size limit).
+fn first_line(path: &Path) -> Result<Vec<u8>, ImportError> {
+    let io = ImportError::io(path);
+    let mut head = Vec::new();
+    BufReader::new(File::open(path).map_err(io)?)
+        .take(MAX_RECORD_BYTES as u64)
+        .read_until(b'\n', &mut head)
+        .map_err(io)?;
+    Ok(head)
+}
+
+/// The bytes of the file's first record, for format detection: the first element of an
+/// array, or the first line.
+pub fn first_record_bytes(path: &Path) -> Result<Vec<u8>, ImportError> {
+    let io = ImportError::io(path);
+    if first_byte(path)? == Some(b'[') {
+        for limit in [16 << 20, MAX_RECORD_BYTES] {
+            let mut head = Vec::new();
+            let file = File::open(path).map_err(io)?;
+            file.take(limit as u64).read_to_end(&mut head).map_err(io)?;
+            let stripped = strip_bom(&head);
+            let whole_file = head.len() < limit;
+            match array_elements(stripped).into_iter().next() {
+                Some(range) if range.end < stripped.len() || whole_file => {
+                    return Ok(stripped[range].to_vec());
+                }
+                None if whole_file => return Ok(Vec::new()),
+                _ => {}
+            }
+        }
+        return Ok(Vec::new());
+    }
+    let head = first_line(path)?;
+    Ok(strip_bom(&head).to_vec())
 }
 
 /// The first byte that is not white space (after a UTF-8 byte-order mark) within the first

@@ -1,6 +1,5 @@
 //! A run's output folder imported once, as a run of kind `import` with its metrics.
 
-use super::import_file_into;
 use crate::formats::{self, ImportError, ImportOptions, ImportReport, Item, Problem};
 use crate::store::Store;
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
@@ -73,12 +72,24 @@ pub fn import_folder(
         }
         true
     };
-    for path in contents.records {
-        match import_file_into(store, &path, options, &mut stamp, on_record) {
+    let (reads, already) = super::writer::with_writer(store, |writer| {
+        let mut reads = Vec::new();
+        for (file, path) in contents.records.into_iter().enumerate() {
+            let read = super::read_into(writer, file, &path, options, &mut stamp, on_record)?;
+            reads.push((path, read));
+        }
+        Ok(reads)
+    })?;
+    for (file, (path, read)) in reads.into_iter().enumerate() {
+        match read {
             Err(error) if is_unrecognised(&error) => {
                 import.skipped.push((path, format!("{error:#}")));
             }
-            result => import.files.push((path, result)),
+            Ok(mut report) => {
+                report.already_stored = already.get(&file).copied().unwrap_or(0);
+                import.files.push((path, Ok(report)));
+            }
+            Err(error) => import.files.push((path, Err(error))),
         }
     }
     if let Some(path) = contents.metrics {

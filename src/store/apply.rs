@@ -28,7 +28,7 @@ fn answer(store: &LocalStore, request: Request<'_>) -> StoreResult<Reply> {
             Reply::Done
         }
         Request::AddTrajectories(trajectories) => {
-            Reply::Number(store.add_trajectories(&trajectories)? as u64)
+            Reply::Ids(store.add_trajectories(&trajectories)?)
         }
         Request::EditLabels { id, edit } => {
             Reply::Trajectory(Some(Box::new(store.edit_labels(id, edit)?)))

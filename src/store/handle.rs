@@ -164,9 +164,9 @@ impl Store {
     }
 
     /// Stores the trajectories whose ids are not stored yet (an import read again stores
-    /// nothing twice); returns how many it stored.
-    pub fn add_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<usize> {
-        Ok(self.number(Request::AddTrajectories(Cow::Borrowed(trajectories)))? as usize)
+    /// nothing twice); returns the ids it left out because the store held them already.
+    pub fn add_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<Vec<TrajectoryId>> {
+        self.ids_of(Request::AddTrajectories(Cow::Borrowed(trajectories)))
     }
 
     /// Changes a trajectory's labels; returns the trajectory as saved. Durable when it

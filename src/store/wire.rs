@@ -48,7 +48,7 @@ pub enum Request<'a> {
     SizeOnDisk,
     /// Stores trajectories (replacing any with the same id).
     PutTrajectories(Cow<'a, [Trajectory]>),
-    /// Stores the trajectories whose ids are not stored yet; replies how many it stored.
+    /// Stores the trajectories whose ids are not stored yet; replies the ids it left out.
     AddTrajectories(Cow<'a, [Trajectory]>),
     /// Changes a trajectory's labels.
     EditLabels {

@@ -116,21 +116,25 @@ impl LocalStore {
     }
 
     /// Stores the trajectories whose ids are not stored yet (the first of any repeated id)
-    /// and flushes; returns how many it stored. The check and the write happen under the
-    /// write lock, so two imports of the same records store them once.
-    pub fn add_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<usize> {
+    /// and flushes; returns the ids of those it left out, which the store held already (or
+    /// the batch held twice). The check and the write happen under the write lock, so two
+    /// imports of the same records store them once.
+    pub fn add_trajectories(&self, trajectories: &[Trajectory]) -> StoreResult<Vec<TrajectoryId>> {
         let _guard = self.write_guard();
         let mut taken = std::collections::HashSet::new();
         let mut new = Vec::new();
+        let mut stored = Vec::new();
         for trajectory in trajectories {
             if taken.insert(trajectory.id) && self.entry(trajectory.id)?.is_none() {
                 new.push(trajectory);
+            } else {
+                stored.push(trajectory.id);
             }
         }
         if !new.is_empty() {
             self.put_locked(&new)?;
         }
-        Ok(new.len())
+        Ok(stored)
     }
 
     /// `put_trajectories` under a write lock the caller holds.

@@ -114,9 +114,45 @@ impl super::Trajectory {
         self.id = TrajectoryId(0);
         let mut hasher = Sha256::new();
         hasher.update(b"import-content\0");
+        let trace = self.token_trace.take();
         if let Ok(value) = serde_json::to_value(&*self) {
             hash_canonical(&value, &mut hasher);
         }
+        if let Some(trace) = &trace {
+            hasher.update(b"trace");
+            for (tag, values) in [
+                (
+                    b'i',
+                    trace
+                        .token_ids
+                        .iter()
+                        .flat_map(|id| id.to_le_bytes())
+                        .collect::<Vec<u8>>(),
+                ),
+                (b'm', trace.loss_mask.clone()),
+                (
+                    b'l',
+                    trace
+                        .logprobs
+                        .iter()
+                        .flat_map(|p| p.to_le_bytes())
+                        .collect(),
+                ),
+                (
+                    b'e',
+                    trace
+                        .entropies
+                        .iter()
+                        .flat_map(|e| e.to_le_bytes())
+                        .collect(),
+                ),
+            ] {
+                hasher.update([tag]);
+                hasher.update((values.len() as u64).to_be_bytes());
+                hasher.update(&values);
+            }
+        }
+        self.token_trace = trace;
         let digest = hasher.finalize();
         let mut bytes = [0u8; 8];
         bytes.copy_from_slice(&digest[..8]);
