@@ -32,7 +32,9 @@ pub fn tool_help() -> String {
     format!(
         "The `python` tool runs each program in a fresh Linux sandbox. The program sees only \
          read-only system files (/usr, /bin, /lib, the loader's cache) and the Python install; \
-         its one writable place is its scratch folder /sandbox ({scratch} MiB). No network, no \
+         its one writable place is its scratch folder /sandbox, a tmpfs of {scratch} MiB holding \
+         at most {inodes} files and folders (their kernel memory, outside the memory bound, at \
+         most a quarter of its size). No network, no \
          descriptor of the caller's but stdin, stdout and stderr, a system-call filter, \
          {cpu} CPU seconds per process, and --timeout-ms of wall clock.\n\n\
          The whole call may hold at most {memory} GiB and {processes} processes: with a \
@@ -40,6 +42,7 @@ pub fn tool_help() -> String {
          one (as root with the host's cgroup v2, or in a delegated cgroup), else with rlimits \
          ({per_process} MiB of address space per process × {processes} processes).",
         scratch = mib(limits.scratch_bytes),
+        inodes = crate::agent::tools::scratch_inodes(limits.scratch_bytes),
         cpu = limits.cpu_seconds,
         memory = limits.memory_bytes >> 30,
         processes = limits.processes,
@@ -83,15 +86,13 @@ pub fn tool(cli: &Cli, args: &ToolArgs) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
     let observation = runtime.block_on(registry.call(name, arguments, deadline));
     if cli.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "tool": observation.tool,
-                "output": observation.text,
-                "failure": observation.failure.map(|failure| failure.as_str()),
-                "latency_ms": observation.latency_ms,
-            })
-        );
+        let report = serde_json::json!({
+            "tool": observation.tool,
+            "output": observation.text,
+            "failure": observation.failure.map(|failure| failure.as_str()),
+            "latency_ms": observation.latency_ms,
+        });
+        println!("{}", crate::text_json::inert_json(&report)?);
     } else {
         println!("{}", crate::text::inert(&observation.text));
         eprintln!("({:.1} ms)", observation.latency_ms);
@@ -105,7 +106,7 @@ pub fn tool(cli: &Cli, args: &ToolArgs) -> anyhow::Result<()> {
 fn list_tools(cli: &Cli, registry: &ToolRegistry) -> anyhow::Result<()> {
     let specs = registry.specs();
     if cli.json {
-        println!("{}", serde_json::to_string(&specs)?);
+        println!("{}", crate::text_json::inert_json(&specs)?);
         return Ok(());
     }
     for spec in &specs {
@@ -136,15 +137,13 @@ pub fn claims(cli: &Cli, args: &ClaimsArgs) -> anyhow::Result<()> {
     };
     let report = check_gsm8k(&text, &origin)?;
     if cli.json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "file": origin,
-                "solutions": report.solutions,
-                "annotations": tally_json(&report.annotations),
-                "prose": tally_json(&report.prose),
-            })
-        );
+        let summary = serde_json::json!({
+            "file": origin,
+            "solutions": report.solutions,
+            "annotations": tally_json(&report.annotations),
+            "prose": tally_json(&report.prose),
+        });
+        println!("{}", crate::text_json::inert_json(&summary)?);
         return Ok(());
     }
     println!("{origin}: {} solutions", report.solutions);

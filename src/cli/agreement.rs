@@ -29,7 +29,7 @@ pub fn agreement(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let disagreements = ratings.disagreements();
     if cli.json {
         let json = serde_json::json!({"agreement": report, "disagreements": disagreements});
-        println!("{json}");
+        println!("{}", crate::text_json::inert_json(&json)?);
         return Ok(());
     }
     let label_kinds = cli.label_kinds()?;

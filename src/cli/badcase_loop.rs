@@ -61,7 +61,10 @@ pub fn badcase_loop(cli: &Cli, args: &LoopArgs) -> anyhow::Result<()> {
     view.finish();
     let outcome = outcome?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&summary_json(&outcome))?);
+        println!(
+            "{}",
+            crate::text_json::inert_json_pretty(&summary_json(&outcome))?
+        );
     } else {
         for line in summary_lines(&outcome) {
             println!("{line}");

@@ -141,7 +141,7 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
 /// Prints `report` as one JSON line, or as text.
 fn print<R: Serialize>(json: bool, report: &R, text: impl FnOnce(&R)) -> anyhow::Result<()> {
     if json {
-        println!("{}", serde_json::to_string(report)?);
+        println!("{}", crate::text_json::inert_json(report)?);
     } else {
         text(report);
     }

@@ -121,7 +121,9 @@ pub fn suggest(cli: &Cli, args: &SuggestArgs) -> anyhow::Result<()> {
             .collect();
         println!(
             "{}",
-            serde_json::json!({"read": counts.read, "suggestions": counts.suggestions, "trajectories": counts.trajectories, "kinds": kinds, "changed": counts.changed, "written": !args.dry_run})
+            crate::text_json::inert_json(
+                &serde_json::json!({"read": counts.read, "suggestions": counts.suggestions, "trajectories": counts.trajectories, "kinds": kinds, "changed": counts.changed, "written": !args.dry_run})
+            )?
         );
         return Ok(());
     }
@@ -152,7 +154,9 @@ pub fn audit(cli: &Cli, args: &AuditArgs) -> anyhow::Result<()> {
     if cli.json {
         println!(
             "{}",
-            serde_json::json!({"audited": audited, "findings": findings})
+            crate::text_json::inert_json(
+                &serde_json::json!({"audited": audited, "findings": findings})
+            )?
         );
         return Ok(());
     }
@@ -238,10 +242,8 @@ pub fn select(cli: &Cli, args: &SelectArgs) -> anyhow::Result<()> {
     let Some(path) = output else {
         let selection = crate::curate::select(&store, &filter, &rules)?;
         if cli.json {
-            println!(
-                "{}",
-                serde_json::json!({"rules": rules, "preview": selection.preview})
-            );
+            let preview = serde_json::json!({"rules": rules, "preview": selection.preview});
+            println!("{}", crate::text_json::inert_json(&preview)?);
         } else {
             for line in preview_lines(&selection.preview, &rules) {
                 println!("{line}");
@@ -267,7 +269,7 @@ pub fn select(cli: &Cli, args: &SelectArgs) -> anyhow::Result<()> {
     };
     let report = crate::curate::export_selection(&store, &request, &mut |_, _| {})?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report.manifest)?);
+        println!("{}", crate::text_json::inert_json_pretty(&report.manifest)?);
         return Ok(());
     }
     if let Some(preview) = &report.manifest.preview {

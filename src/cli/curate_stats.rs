@@ -33,7 +33,7 @@ pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
     let analysis = crate::curate::analyse(&store, &args.filter.to_filter(cli)?)?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&analysis)?);
+        println!("{}", crate::text_json::inert_json_pretty(&analysis)?);
         return Ok(());
     }
     print!("{}", render(&analysis, &cli.label_kinds()?));

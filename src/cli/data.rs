@@ -158,7 +158,8 @@ pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
                 .collect();
             let tasks = curate::TaskIndex::load(&store)?;
             let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
+            let mut out =
+                crate::text_json::InertJsonWriter::new(std::io::BufWriter::new(stdout.lock()));
             let written = curate::export::write_export(
                 &store,
                 &tasks,
@@ -198,7 +199,7 @@ pub fn list(cli: &Cli, args: &ListArgs) -> anyhow::Result<()> {
         bar.finish_and_clear();
     }
     if cli.json {
-        println!("{}", serde_json::to_string(&summaries)?);
+        println!("{}", crate::text_json::inert_json(&summaries)?);
         return Ok(());
     }
     let total = store.count(&filter)?;
@@ -236,7 +237,7 @@ pub fn tasks(cli: &Cli, args: &TasksArgs) -> anyhow::Result<()> {
         .take(args.limit.unwrap_or(usize::MAX))
         .collect();
     if cli.json {
-        println!("{}", serde_json::to_string(&tasks)?);
+        println!("{}", crate::text_json::inert_json(&tasks)?);
         return Ok(());
     }
     println!(
@@ -276,7 +277,10 @@ pub fn delete(cli: &Cli, args: &DeleteArgs) -> anyhow::Result<()> {
     }
     let removed = store.delete_trajectories(&ids)?;
     if cli.json {
-        println!("{}", serde_json::json!({"deleted": removed}));
+        println!(
+            "{}",
+            crate::text_json::inert_json(&serde_json::json!({"deleted": removed}))?
+        );
     } else {
         println!(
             "deleted {removed} trajectories ({}); `rollscope compact` reclaims their space",
@@ -295,7 +299,9 @@ pub fn compact(cli: &Cli) -> anyhow::Result<()> {
     if cli.json {
         println!(
             "{}",
-            serde_json::json!({"before_bytes": report.before, "after_bytes": report.after, "trajectories": report.trajectories})
+            crate::text_json::inert_json(
+                &serde_json::json!({"before_bytes": report.before, "after_bytes": report.after, "trajectories": report.trajectories})
+            )?
         );
     } else {
         println!(

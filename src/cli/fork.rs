@@ -137,7 +137,7 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let outcome = outcome?;
     if cli.json {
-        println!("{}", serde_json::to_string(&outcome)?);
+        println!("{}", crate::text_json::inert_json(&outcome)?);
     } else {
         print_outcome(&outcome, job.n);
     }

@@ -69,7 +69,7 @@ pub fn import(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
         reports.push(file_report(cli, args, path, result, &mut failures));
     }
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&reports)?);
+        println!("{}", crate::text_json::inert_json_pretty(&reports)?);
     }
     anyhow::ensure!(
         failures == 0,

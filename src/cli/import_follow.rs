@@ -92,7 +92,10 @@ fn print_poll(cli: &Cli, run: &str, poll: &FollowPoll) {
             "metrics_rows": poll.metrics_rows,
             "problems": poll.problems.len(),
         });
-        println!("{line}");
+        println!(
+            "{}",
+            crate::text_json::inert_json(&line).unwrap_or_default()
+        );
         return;
     }
     println!(

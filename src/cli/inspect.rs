@@ -52,7 +52,7 @@ pub fn show(cli: &Cli, args: &ShowArgs) -> anyhow::Result<()> {
         .get(id)?
         .ok_or_else(|| anyhow::anyhow!("no trajectory with id {id}"))?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&trajectory)?);
+        println!("{}", crate::text_json::inert_json_pretty(&trajectory)?);
         return Ok(());
     }
     print!(
@@ -337,7 +337,7 @@ pub fn label(cli: &Cli, args: &LabelArgs) -> anyhow::Result<()> {
         )?
     };
     if cli.json {
-        println!("{}", serde_json::to_string(&saved.labels)?);
+        println!("{}", crate::text_json::inert_json(&saved.labels)?);
     } else {
         let labels: Vec<String> = saved
             .labels_of_step(step)

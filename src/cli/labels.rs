@@ -73,7 +73,9 @@ fn export(cli: &Cli, args: &LabelsExportArgs) -> anyhow::Result<()> {
             eprintln!("wrote {} labels to {}", records.len(), path.display());
         }
         None => {
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut out = crate::text_json::InertJsonWriter::new(std::io::BufWriter::new(
+                std::io::stdout().lock(),
+            ));
             write_labels(&records, &mut out)?;
             out.flush()?;
         }
@@ -90,7 +92,7 @@ fn import(cli: &Cli, args: &LabelsImportArgs) -> anyhow::Result<()> {
     });
     let report = merge_labels(&store, &records, prefer, args.dry_run)?;
     if cli.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{}", crate::text_json::inert_json_pretty(&report)?);
         return Ok(());
     }
     println!(

@@ -193,7 +193,7 @@ fn init(cli: &Cli, args: &InitArgs) -> anyhow::Result<()> {
     let parameters = model.config.parameter_count();
     if cli.json {
         let summary = json!({"dir": dir, "architecture": model.config.architecture.class_name(), "parameters": parameters, "vocab": model.chat.tokenizer.vocab_size(), "seed": args.seed});
-        println!("{summary}");
+        println!("{}", crate::text_json::inert_json(&summary)?);
     } else {
         println!(
             "wrote {} ({}, {:.2}M parameters, {} tokens, seed {})",
@@ -247,7 +247,7 @@ fn info(cli: &Cli, args: &InfoArgs) -> anyhow::Result<()> {
             "special_tokens": specials.iter().map(|(id, text)| json!({"id": id, "text": text})).collect::<Vec<_>>(),
             "stop_tokens": model.stop_token_ids(),
         });
-        println!("{summary}");
+        println!("{}", crate::text_json::inert_json(&summary)?);
         return Ok(());
     }
     println!("{}", args.dir.display());
@@ -355,7 +355,7 @@ pub fn generate_command(cli: &Cli, args: &GenerateArgs) -> anyhow::Result<()> {
             / output.logprobs.len().max(1) as f64;
         if cli.json {
             let row = json!({"sample": index, "text": text, "tokens": output.tokens, "logprobs": output.logprobs, "finish": finish});
-            println!("{row}");
+            println!("{}", crate::text_json::inert_json(&row)?);
         } else {
             if args.n > 1 {
                 println!("--- sample {} ---", index + 1);

@@ -131,7 +131,8 @@ pub fn rollout(cli: &Cli, args: &RolloutArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let (run, summary) = outcome?;
     if cli.json {
-        println!("{}", serde_json::json!({"run": run, "summary": summary}));
+        let report = serde_json::json!({"run": run, "summary": summary});
+        println!("{}", crate::text_json::inert_json(&report)?);
     } else {
         print_summary(&summary, &run);
     }

@@ -56,7 +56,7 @@ impl CliProgress {
             RunEvent::Step(row) => {
                 self.bar.set_position(row.step);
                 if self.json {
-                    if let Ok(line) = serde_json::to_string(&row) {
+                    if let Ok(line) = crate::text_json::inert_json(&row) {
                         println!("{line}");
                     }
                 } else if self.worth_a_line(&row) {

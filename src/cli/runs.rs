@@ -61,7 +61,7 @@ pub fn runs(cli: &Cli, args: &RunsArgs) -> anyhow::Result<()> {
 fn list(cli: &Cli, runs: Vec<RunInfo>) -> anyhow::Result<()> {
     if cli.json {
         for run in &runs {
-            println!("{}", serde_json::to_string(run)?);
+            println!("{}", crate::text_json::inert_json(run)?);
         }
         return Ok(());
     }

@@ -53,7 +53,9 @@ pub fn score(cli: &Cli, args: &ScoreArgs) -> anyhow::Result<()> {
             std::fs::File::create(path)
                 .with_context(|| format!("cannot create {}", path.display()))?,
         )),
-        None => Box::new(std::io::stdout().lock()),
+        None => Box::new(crate::text_json::InertJsonWriter::new(
+            std::io::stdout().lock(),
+        )),
     };
     let bar = ProgressBar::new(trajectories.len() as u64);
     bar.set_style(

@@ -34,7 +34,9 @@ pub fn sessions(cli: &Cli, args: &SessionsArgs) -> anyhow::Result<()> {
             if cli.json {
                 println!(
                     "{}",
-                    serde_json::json!({"session": name, "dir": paths.dir, "new": !existed})
+                    crate::text_json::inert_json(
+                        &serde_json::json!({"session": name, "dir": paths.dir, "new": !existed})
+                    )?
                 );
             } else if existed {
                 println!("session `{name}` exists already ({})", paths.dir.display());
@@ -52,7 +54,7 @@ pub fn sessions(cli: &Cli, args: &SessionsArgs) -> anyhow::Result<()> {
 fn list(cli: &Cli, root: &std::path::Path) -> anyhow::Result<()> {
     let names = session::list_sessions(root)?;
     if cli.json {
-        println!("{}", serde_json::to_string(&names)?);
+        println!("{}", crate::text_json::inert_json(&names)?);
     } else if names.is_empty() {
         println!(
             "no sessions under {} yet; `rollscope import FILE`, `rollscope model init` or \

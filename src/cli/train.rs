@@ -183,7 +183,7 @@ fn report(cli: &Cli, outcomes: &[RunOutcome]) -> anyhow::Result<()> {
                 "run": outcome.run, "status": outcome.status.as_str(), "step": outcome.step,
                 "model": outcome.model, "eval": outcome.eval,
             });
-            println!("{line}");
+            println!("{}", crate::text_json::inert_json(&line)?);
         }
         return Ok(());
     }
@@ -236,7 +236,9 @@ pub fn eval(cli: &Cli, args: &EvalArgs) -> anyhow::Result<()> {
     if cli.json {
         println!(
             "{}",
-            serde_json::json!({"run": run, "model": model, "figures": figures})
+            crate::text_json::inert_json(
+                &serde_json::json!({"run": run, "model": model, "figures": figures})
+            )?
         );
     } else {
         println!(

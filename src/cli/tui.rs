@@ -64,7 +64,9 @@ pub fn demo_data(cli: &Cli, args: &DemoDataArgs) -> anyhow::Result<()> {
     if cli.json {
         println!(
             "{}",
-            serde_json::json!({"trajectories": args.count, "per_step": spec.per_step, "run": demo::DEMO_RUN})
+            crate::text_json::inert_json(
+                &serde_json::json!({"trajectories": args.count, "per_step": spec.per_step, "run": demo::DEMO_RUN})
+            )?
         );
     } else {
         println!("{message}");

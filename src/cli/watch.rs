@@ -190,7 +190,7 @@ impl Printer {
     fn rows(&self, rows: &[MetricsRow]) {
         for row in rows {
             if self.json {
-                println!("{}", serde_json::to_string(row).unwrap_or_default());
+                println!("{}", crate::text_json::inert_json(row).unwrap_or_default());
                 continue;
             }
             let cells: Vec<String> = self

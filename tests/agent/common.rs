@@ -40,7 +40,7 @@ pub fn sandboxed(
         let left = processes_in(namespace.inode());
         assert!(left.is_empty(), "processes left in the sandbox: {left:?}");
     }
-    let observation = PythonTool::observe(&run.process, limits);
+    let observation = PythonTool::observe(&run, limits);
     (run, observation)
 }
 

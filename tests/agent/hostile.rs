@@ -104,6 +104,7 @@ fn syscall(number: u32, arguments: &str) -> String {
 
 fn probes(host: &Host, limits: &SandboxLimits, roots: &[PathBuf]) -> Vec<Probe> {
     let processes = limits.processes;
+    let inodes = rollscope::agent::tools::scratch_inodes(limits.scratch_bytes);
     let secret = host.secret.display().to_string();
     let secret_name = host
         .secret
@@ -286,6 +287,21 @@ fn probes(host: &Host, limits: &SandboxLimits, roots: &[PathBuf]) -> Vec<Probe> 
             "nested user namespace",
             syscall(272, "0x10000000"),
             Box::new(|text| text == "refused\n"),
+        ),
+        probe(
+            "a million empty files",
+            "import os\n\
+             made = 0\n\
+             try:\n\
+             \x20   for made in range(1_000_000):\n\
+             \x20       open(f'f{made}', 'w').close()\n\
+             \x20   made = 1_000_000\n\
+             except OSError as error:\n\
+             \x20   print('stopped', error.errno)\n\
+             print('made', made)\n",
+            Box::new(move |text| {
+                text.contains("stopped 28") && count(text, "made ").is_some_and(|n| n <= inodes)
+            }),
         ),
     ]
 }

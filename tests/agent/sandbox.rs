@@ -61,7 +61,33 @@ fn a_sleeping_program_is_killed_at_the_wall_clock_limit() {
         "{}",
         observation.text
     );
-    assert!(observation.text.contains("time limit exceeded"));
+    let limit = limits().wall.as_millis();
+    assert!(
+        observation
+            .text
+            .contains(&format!("time limit of {limit} ms exceeded: killed after")),
+        "{}",
+        observation.text
+    );
+    assert!(
+        run.wall >= limits().wall,
+        "killed no sooner than its limit: {:?}",
+        run.wall
+    );
+    let reported: f64 = observation
+        .text
+        .split("killed after ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        reported >= limits().wall.as_secs_f64() - 0.005,
+        "the message reports the whole wall time, not less than the limit: {reported}"
+    );
 }
 
 #[test]
@@ -239,4 +265,99 @@ fn without_namespaces_nothing_runs() {
     assert!(!stdout.contains("42"), "{stdout}");
     assert!(stdout.contains("cannot be set up"), "{stdout}");
     assert!(stdout.contains("never run without them"), "{stdout}");
+}
+
+/// Pids of the processes descending from `parent`, from `/proc`.
+fn descendants(parent: u32) -> Vec<u32> {
+    let mut parents = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        if let Some(ppid) = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok())
+        {
+            parents.insert(pid, ppid);
+        }
+    }
+    let mut found = vec![parent];
+    let mut index = 0;
+    while index < found.len() {
+        let of = found[index];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| **p == of)
+                .map(|(pid, _)| *pid),
+        );
+        index += 1;
+    }
+    found.remove(0);
+    found
+}
+
+#[test]
+fn the_sandbox_processes_that_never_exec_show_none_of_the_callers_environment() {
+    let own: Vec<String> = std::env::vars()
+        .filter(|(key, _)| {
+            ![
+                "PATH",
+                "HOME",
+                "TMPDIR",
+                "LANG",
+                "OPENBLAS_NUM_THREADS",
+                "OMP_NUM_THREADS",
+            ]
+            .contains(&key.as_str())
+        })
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect();
+    assert!(
+        !own.is_empty(),
+        "the test process has an environment to leak"
+    );
+    let install = python();
+    let running = std::thread::spawn(move || {
+        super::common::runtime().block_on(rollscope::agent::tools::run_sandboxed(
+            &install,
+            "import time\ntime.sleep(2)\n",
+            &limits(),
+            super::common::in_seconds(30),
+        ))
+    });
+    // The keepers and inits are this test binary forked, never exec'd (the programs exec
+    // Python; other processes tests start exec other programs).
+    let own_exe = std::env::current_exe().unwrap();
+    let mut read = 0;
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_millis(1800) {
+        for pid in descendants(std::process::id()) {
+            if std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_ref() != Some(&own_exe) {
+                continue;
+            }
+            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else {
+                continue;
+            };
+            read += 1;
+            for entry in environ.split(|&byte| byte == 0).filter(|e| !e.is_empty()) {
+                let entry = String::from_utf8_lossy(entry);
+                assert!(
+                    !own.contains(&entry.to_string()),
+                    "process {pid} shows {entry}"
+                );
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let run = running.join().unwrap().unwrap();
+    assert_eq!(run.process.end, ProcessEnd::Exited(0));
+    assert!(read > 0, "the sandbox's keeper and init were seen");
 }

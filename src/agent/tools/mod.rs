@@ -22,7 +22,7 @@ pub use python::PythonTool;
 pub use registry::{ToolObservation, ToolRegistry, ToolStats};
 pub use sandbox::{
     LimitRoute, PidNamespace, PythonInstall, SandboxError, SandboxLimits, SandboxRun, WallRefused,
-    run_sandboxed,
+    run_sandboxed, scratch_inodes,
 };
 pub use search::SearchTool;
 

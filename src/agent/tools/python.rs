@@ -1,7 +1,7 @@
 //! The `python` tool: runs model-written code in the sandbox and reports what it printed.
 
-use super::process::{ProcessEnd, ProcessRun};
-use super::sandbox::{PythonInstall, SandboxLimits, run_sandboxed};
+use super::process::ProcessEnd;
+use super::sandbox::{PythonInstall, SandboxLimits, SandboxRun, run_sandboxed};
 use super::{Tool, ToolFuture, ToolOutput};
 use serde_json::{Map, Value, json};
 use std::time::Instant;
@@ -53,7 +53,8 @@ impl PythonTool {
 
     /// The observation of a run: what it printed, then how it ended when that was not a clean
     /// exit.
-    pub fn observe(run: &ProcessRun, limits: &SandboxLimits) -> ToolOutput {
+    pub fn observe(sandboxed: &SandboxRun, limits: &SandboxLimits) -> ToolOutput {
+        let run = &sandboxed.process;
         let mut text = run.stdout.text();
         let stderr = run.stderr.text();
         if !stderr.trim().is_empty() {
@@ -83,7 +84,11 @@ impl PythonTool {
             )),
             ProcessEnd::TimedOut => {
                 let note = format!(
-                    "error: time limit exceeded ({:.1} s wall clock); all its processes were killed",
+                    "error: time limit of {} ms exceeded: killed after {:.2} s of wall clock \
+                     ({:.2} s of running, the rest setting up the sandbox); all its processes \
+                     were killed",
+                    sandboxed.granted.as_millis(),
+                    sandboxed.wall.as_secs_f64(),
                     run.elapsed.as_secs_f64()
                 );
                 return ToolOutput::timeout(join(text, &note));
@@ -118,7 +123,7 @@ impl PythonTool {
             Err(error) => return ToolOutput::error(format!("error: {error}")),
         };
         match run_sandboxed(install, code, &self.limits, deadline).await {
-            Ok(run) => Self::observe(&run.process, &self.limits),
+            Ok(run) => Self::observe(&run, &self.limits),
             Err(error) => ToolOutput::error(format!("error: {error}")),
         }
     }

@@ -1,5 +1,5 @@
-//! What the sandboxed child does between `fork` and `exec`: it joins the call's cgroup (where
-//! there is one), makes new namespaces and a minimal read-only root, forks twice into the new
+//! What the sandboxed child does between `fork` and `exec`: it wipes the caller's environment
+//! block, joins the call's cgroup (where there is one), makes new namespaces and a minimal read-only root, forks twice into the new
 //! PID namespace (see `keepers`), takes an unprivileged uid, and in the program's process
 //! sets the resource limits, marks every descriptor but the standard three close-on-exec,
 //! and installs the system-call filter, last.
@@ -76,6 +76,10 @@ pub struct ChildPlan {
     pub cgroup_procs: Option<CString>,
     /// Limits set in the program's process.
     pub limits: Vec<Rlimit>,
+    /// The caller's environment block (`env_start..env_end` of `/proc/self/stat`): the
+    /// keeper and the init never exec, so it is wiped first, or their `/proc/PID/environ`
+    /// would show the caller's variables (API keys among them) to the host.
+    pub environment: Option<(usize, usize)>,
     /// The system-call filter installed last.
     pub filter: SyscallFilter,
     /// Fixed strings: `tmpfs`, `/`, `.`, the proc files.
@@ -123,6 +127,9 @@ pub fn enter(plan: &ChildPlan) -> io::Result<()> {
     // SAFETY: every call below is a plain system call on memory owned by `plan`, which the
     // parent built before forking; nothing allocates or takes a lock.
     unsafe {
+        if let Some((start, end)) = plan.environment {
+            ptr::write_bytes(start as *mut u8, 0, end.saturating_sub(start));
+        }
         let unique_uid = plan.uid_base.saturating_add(libc::getpid().unsigned_abs());
         if let Some(procs) = &plan.cgroup_procs {
             write_file(procs, b"0")?;

@@ -116,6 +116,11 @@ pub struct SandboxRun {
     pub pid_namespace: Option<PidNamespace>,
     /// How the memory and process bounds of the whole call were enforced.
     pub route: LimitRoute,
+    /// The wall time the call was granted, from its start (its limit, or less when the
+    /// caller's deadline came sooner).
+    pub granted: Duration,
+    /// The wall time from the call's start (the sandbox's setup included) to its end.
+    pub wall: Duration,
 }
 
 /// A run's PID namespace, held open: the kernel hands a dead namespace's inode number to the
@@ -161,6 +166,8 @@ pub async fn run_sandboxed(
     limits: &SandboxLimits,
     deadline: Instant,
 ) -> Result<SandboxRun, SandboxError> {
+    let started = Instant::now();
+    let deadline = deadline.min(started + limits.wall);
     let folder = tempfile::Builder::new()
         .prefix("rollscope-sandbox-")
         .tempdir()?;
@@ -189,8 +196,8 @@ pub async fn run_sandboxed(
         None => (spawn(install, code, limits, &root, None)?, None),
     };
     let pid_namespace = running.id().and_then(PidNamespace::of_children_of);
-    let deadline = deadline.min(Instant::now() + limits.wall);
     let process = running.finish(limits.output, deadline).await;
+    let wall = started.elapsed();
     let route = match cgroup {
         Some(cgroup) => {
             cgroup.remove().await;
@@ -203,6 +210,8 @@ pub async fn run_sandboxed(
         process: process?,
         pid_namespace,
         route,
+        granted: deadline.saturating_duration_since(started),
+        wall,
     })
 }
 
@@ -251,9 +260,10 @@ fn plan(
     cgroup: Option<&RunCgroup>,
 ) -> io::Result<ChildPlan> {
     let workdir = Path::new(WORKDIR);
+    let scratch_bytes = limits.scratch_bytes.max(1 << 20);
     let scratch = CString::new(format!(
-        "size={},mode=1777",
-        limits.scratch_bytes.max(1 << 20)
+        "size={scratch_bytes},nr_inodes={},mode=1777",
+        scratch_inodes(scratch_bytes)
     ))?;
     let steps = root::root_steps(root, install, workdir, scratch)?;
     // SAFETY: getuid and getgid cannot fail.
@@ -265,7 +275,7 @@ fn plan(
     };
     Ok(ChildPlan {
         root: c_path(root)?,
-        root_options: CString::new("size=1m,mode=0755")?,
+        root_options: CString::new(format!("size=1m,nr_inodes={ROOT_INODES},mode=0755"))?,
         code_path: c_path(&root.join(WORKDIR.trim_start_matches('/')).join(PROGRAM))?,
         steps,
         code: code.as_bytes().to_vec(),
@@ -278,5 +288,26 @@ fn plan(
         limits: limits::rlimits(limits, route),
         filter: SyscallFilter::new()?,
         names: Names::default(),
+        environment: environment_block(),
     })
+}
+
+/// Files and folders the scratch tmpfs may hold: one per 4 KiB of its size, so its inodes
+/// (about 1 KiB of kernel memory each, outside the memory bound) cost a quarter of its size
+/// at most: 16,384 for the default 64 MiB.
+pub fn scratch_inodes(scratch_bytes: u64) -> u64 {
+    (scratch_bytes / 4096).max(1024)
+}
+
+/// Inodes of the root tmpfs: the mount points the root is made of.
+const ROOT_INODES: u32 = 256;
+
+/// This process's environment block, `env_start..env_end` of `/proc/self/stat` (fields 50
+/// and 51), when it can be read.
+fn environment_block() -> Option<(usize, usize)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let start = fields.get(47)?.parse().ok()?;
+    let end = fields.get(48)?.parse().ok()?;
+    (end > start).then_some((start, end))
 }
