@@ -18,6 +18,12 @@ fn main() -> std::process::ExitCode {
         unsafe { std::env::set_var("CANDLE_NUM_THREADS", "1") };
     }
     end_quietly_on_a_closed_pipe();
+    // Sessions are private: what this process writes is its user's alone unless the session
+    // is shared (`session::privacy` sets 027 for those once the session is known).
+    // SAFETY: umask has no preconditions and cannot fail.
+    unsafe {
+        libc::umask(0o077);
+    }
     let parsed = Cli::parse();
     match cli::run(parsed) {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -9,16 +9,23 @@ use std::io::Write;
 
 /// `value` as compact JSON, inert in a terminal.
 pub fn inert_json(value: &impl Serialize) -> serde_json::Result<String> {
-    Ok(escape(&serde_json::to_vec(value)?))
+    Ok(text(escape(&serde_json::to_vec(value)?)))
 }
 
 /// `value` as indented JSON, inert in a terminal.
 pub fn inert_json_pretty(value: &impl Serialize) -> serde_json::Result<String> {
-    Ok(escape(&serde_json::to_vec_pretty(value)?))
+    Ok(text(escape(&serde_json::to_vec_pretty(value)?)))
 }
 
-/// JSON text with DEL and the C1 controls written as `\u` escapes.
-fn escape(bytes: &[u8]) -> String {
+/// Escaped JSON as text: only ASCII escapes replaced whole UTF-8 sequences, so it stays
+/// UTF-8.
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into())
+}
+
+/// JSON bytes with DEL and the C1 controls written as `\u` escapes.
+fn escape(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut rest = bytes;
     while let Some((&byte, tail)) = rest.split_first() {
@@ -33,8 +40,7 @@ fn escape(bytes: &[u8]) -> String {
         }
         rest = tail;
     }
-    // Only ASCII escapes replaced whole UTF-8 sequences: the text stays UTF-8.
-    String::from_utf8(out).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into())
+    out
 }
 
 /// A writer of JSON text that escapes DEL and the C1 controls as `inert_json` does, for
@@ -59,7 +65,7 @@ impl<W: Write> Write for InertJsonWriter<W> {
         if joined.last() == Some(&0xc2) {
             self.held = joined.pop();
         }
-        self.inner.write_all(escape(&joined).as_bytes())?;
+        self.inner.write_all(&escape(&joined))?;
         Ok(bytes.len())
     }
 

@@ -15,3 +15,5 @@ mod hostile;
 mod live;
 #[path = "session/runs.rs"]
 mod runs;
+#[path = "session/shared_machine.rs"]
+mod shared_machine;

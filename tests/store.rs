@@ -9,6 +9,8 @@ mod crash;
 mod labels;
 #[path = "store/listing.rs"]
 mod listing;
+#[path = "store/ranges.rs"]
+mod ranges;
 #[path = "store/search.rs"]
 mod search;
 

@@ -195,6 +195,7 @@ impl Cli {
     /// must exist.
     pub fn open_store(&self) -> anyhow::Result<Store> {
         let paths = self.existing_session()?;
+        session::privacy::protect(&paths, &paths.load_config()?)?;
         session_server::connect(&paths.store_dir())
             .with_context(|| format!("cannot open session `{}`", paths.name))
     }
@@ -204,6 +205,7 @@ impl Cli {
     pub fn create_store(&self) -> anyhow::Result<Store> {
         let paths = self.session_paths()?;
         paths.create()?;
+        session::privacy::protect(&paths, &paths.load_config()?)?;
         session_server::connect(&paths.store_dir())
             .with_context(|| format!("cannot open session `{}`", paths.name))
     }

@@ -16,14 +16,29 @@ pub struct SessionServerArgs {
     /// Seconds to stay up with no client connected.
     #[arg(long, env = "ROLLSCOPE_SERVER_IDLE_SECS", default_value_t = 60)]
     pub idle_secs: u64,
+    /// Seconds a connection may send nothing before the server closes it.
+    #[arg(
+        long,
+        env = "ROLLSCOPE_SERVER_IDLE_CONNECTION_SECS",
+        default_value_t = 300
+    )]
+    pub idle_connection_secs: u64,
 }
 
 /// Runs the server until it has been idle; exits with the server's status when the store is
 /// held by another process.
 pub fn session_server(args: &SessionServerArgs) -> anyhow::Result<()> {
     ignore_hangups();
+    if let Some(folder) = args.store.parent() {
+        let paths = crate::session::SessionPaths {
+            name: String::new(),
+            dir: folder.to_path_buf(),
+        };
+        crate::session::privacy::protect(&paths, &paths.load_config()?)?;
+    }
     let options = ServerOptions {
         idle: Duration::from_secs(args.idle_secs),
+        idle_connection: Duration::from_secs(args.idle_connection_secs.max(1)),
     };
     if let Err(error) = serve(&args.store, options) {
         eprintln!("rollscope session-server: {error}");

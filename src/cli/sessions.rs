@@ -20,6 +20,17 @@ pub enum SessionsCommand {
         /// Its name (letters, digits, `-`, `_`, `.`).
         name: String,
     },
+    /// Let a group read the selected session (folders 2750, files 0640, all the group's);
+    /// `--off` makes it private again. The store stays its owner's: teammates read the
+    /// files, exports and label files, or copy the session.
+    Share {
+        /// The group (one you are a member of).
+        #[arg(required_unless_present = "off")]
+        group: Option<String>,
+        /// Private again: folders 0700, files 0600.
+        #[arg(long, conflicts_with = "group")]
+        off: bool,
+    },
 }
 
 /// `rollscope sessions`.
@@ -27,6 +38,22 @@ pub fn sessions(cli: &Cli, args: &SessionsArgs) -> anyhow::Result<()> {
     let root = session::sessions_root(cli.sessions_dir.as_deref());
     match &args.command {
         None => list(cli, &root),
+        Some(SessionsCommand::Share { group, .. }) => {
+            let paths = cli.existing_session()?;
+            session::privacy::set_share(&paths, group.as_deref())?;
+            let changed = session::privacy::protect(&paths, &paths.load_config()?)?;
+            match group {
+                Some(group) => println!(
+                    "session `{}` is readable by group {group} ({changed} files and folders changed); the store stays yours",
+                    paths.name
+                ),
+                None => println!(
+                    "session `{}` is yours alone again ({changed} files and folders changed)",
+                    paths.name
+                ),
+            }
+            Ok(())
+        }
         Some(SessionsCommand::New { name }) => {
             let paths = SessionPaths::new(&root, name)?;
             let existed = paths.exists();

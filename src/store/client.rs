@@ -2,7 +2,7 @@
 //! when none answers (as tmux does), and send each request, reconnecting once the server
 //! is gone (a new one starts with the next request).
 
-use super::socket::SocketAddress;
+use super::socket::{self, SocketAddress};
 use super::wire::{self, FrameError, PROTOCOL_VERSION, Reply, Request};
 use super::{StoreError, StoreResult, lock_path, sibling_file};
 use std::ffi::OsString;
@@ -100,11 +100,15 @@ impl ServerLauncher {
     }
 }
 
+/// A connection idle for this long is not reused: the server closes connections idle for
+/// `server::IDLE_CONNECTION`, and this leaves a margin.
+const REUSE_WITHIN: Duration = Duration::from_secs(240);
+
 /// A store served by another process.
 pub(super) struct RemoteStore {
     dir: PathBuf,
     launcher: ServerLauncher,
-    idle: Mutex<Vec<UnixStream>>,
+    idle: Mutex<Vec<(UnixStream, Instant)>>,
     server_pid: AtomicU32,
 }
 
@@ -138,10 +142,11 @@ impl RemoteStore {
     /// again after a lost reply stores nothing twice.
     pub(super) fn call(&self, request: &Request<'_>) -> StoreResult<Reply> {
         let mut lost = false;
-        for _ in 0..3 {
-            let mut stream = match self.take() {
-                Some(stream) => stream,
-                None => self.open()?,
+        let mut attempts = 0;
+        while attempts < 3 {
+            let (mut stream, pooled) = match self.take() {
+                Some(stream) => (stream, true),
+                None => (self.open()?, false),
             };
             match exchange(&mut stream, request) {
                 Ok(Reply::Failed(error)) => {
@@ -152,7 +157,10 @@ impl RemoteStore {
                     self.give_back(stream);
                     return Ok(reply);
                 }
+                // An idle connection the server closed: ask again on a fresh one.
+                Err(FrameError::Closed | FrameError::Io(_)) if pooled => {}
                 Err(FrameError::Closed | FrameError::Io(_)) => {
+                    attempts += 1;
                     if !lost {
                         self.launcher.notify(&format!(
                             "the session server (process {}) of {} is gone; reconnecting",
@@ -176,23 +184,32 @@ impl RemoteStore {
         )))
     }
 
+    /// A pooled connection used recently enough that the server still holds it.
     fn take(&self) -> Option<UnixStream> {
-        self.idle
+        let mut idle = self
+            .idle
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while let Some((stream, used)) = idle.pop() {
+            if used.elapsed() < REUSE_WITHIN {
+                return Some(stream);
+            }
+        }
+        None
     }
 
     fn give_back(&self, stream: UnixStream) {
         self.idle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(stream);
+            .push((stream, Instant::now()));
     }
 
     /// A new connection, handshake done: to the running server, or to one started now
     /// (again if that one is gone before it answers, as after a kill).
     fn open(&self) -> StoreResult<UnixStream> {
+        let folder = self.dir.parent().unwrap_or(Path::new("."));
+        socket::check_own_folder(folder).map_err(StoreError::Refused)?;
         let socket = SocketAddress::of_store(&self.dir).map_err(|source| StoreError::Io {
             context: format!("cannot reach the folder of {}", self.dir.display()),
             source,
@@ -201,7 +218,9 @@ impl RemoteStore {
         let mut child: Option<Child> = None;
         let mut spawned_at: Option<Instant> = None;
         loop {
+            socket::check_own_socket(socket.path()).map_err(StoreError::Refused)?;
             if let Ok(stream) = UnixStream::connect(socket.address()) {
+                socket::check_server(&stream, socket.path()).map_err(StoreError::Refused)?;
                 match self.handshake(stream) {
                     Ok(stream) => {
                         if let Some(mut child) = child {

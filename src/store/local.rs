@@ -74,6 +74,7 @@ impl LocalStore {
                 context: format!("cannot lock the store {}", dir.display()),
                 source,
             },
+            LockFailure::Unsafe(reason) => StoreError::Refused(reason),
         })?;
         let db = open_sled(dir, options)?;
         let blobs_path = dir.join(RECORD_LOG);

@@ -3,6 +3,7 @@
 use fs4::fs_std::FileExt;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 /// Holds the exclusive lock of a store until dropped.
@@ -18,6 +19,9 @@ pub enum LockFailure {
     Held(String),
     /// The lock file could not be opened or written.
     Io(std::io::Error),
+    /// The lock file is not this user's own (another user's file or link, or writable by
+    /// others): whoever controls it could make the store look held or free.
+    Unsafe(String),
 }
 
 impl HolderLock {
@@ -28,8 +32,29 @@ impl HolderLock {
             .write(true)
             .create(true)
             .truncate(false)
+            .custom_flags(libc::O_NOFOLLOW)
             .open(path)
-            .map_err(LockFailure::Io)?;
+            .map_err(|error| match error.raw_os_error() {
+                Some(libc::ELOOP) => LockFailure::Unsafe(format!(
+                    "{} is a link; a lock must be a file of your own: remove it (rm {})",
+                    path.display(),
+                    path.display()
+                )),
+                _ => LockFailure::Io(error),
+            })?;
+        let metadata = file.metadata().map_err(LockFailure::Io)?;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let uid = unsafe { libc::geteuid() };
+        if metadata.uid() != uid || metadata.mode() & 0o022 != 0 {
+            return Err(LockFailure::Unsafe(format!(
+                "refusing the lock {}: it belongs to user {} with mode {:o} (it must be yours, \
+                 user {uid}, and writable by you alone); remove it (rm {}) if it is stale",
+                path.display(),
+                metadata.uid(),
+                metadata.mode() & 0o7777,
+                path.display()
+            )));
+        }
         match file.try_lock_exclusive() {
             Ok(true) => {}
             Ok(false) => {

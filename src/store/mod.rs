@@ -118,6 +118,10 @@ pub enum StoreError {
     /// The session server failed, refused the request, or cannot be reached.
     #[error("session server: {0}")]
     Server(String),
+    /// A session folder, socket, lock or server another user could control: refused before
+    /// anything was sent or written there.
+    #[error("{0}")]
+    Refused(String),
     /// A file operation failed.
     #[error("{context}: {source}")]
     Io {

@@ -207,14 +207,14 @@ impl Query {
         let stored_ascending = self.sort == SortKey::Stored && !self.descending;
         self.limit
             .filter(|_| stored_ascending)
-            .map(|limit| self.offset + limit)
+            .map(|limit| self.offset.saturating_add(limit))
     }
 
     /// The rows of its window among `len` in order.
     pub fn window(&self, len: usize) -> std::ops::Range<usize> {
         let end = self
             .limit
-            .map_or(len, |limit| (self.offset + limit).min(len));
+            .map_or(len, |limit| self.offset.saturating_add(limit).min(len));
         self.offset.min(end)..end
     }
 }

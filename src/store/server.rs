@@ -19,17 +19,28 @@ use std::time::{Duration, Instant};
 /// The most connections served at once; more are answered with an error and closed.
 const MAX_CONNECTIONS: usize = 256;
 
+/// The most connections one client process holds at once, so one process (a hung TUI, a
+/// script opening connections in a loop) can never take every slot.
+const MAX_CONNECTIONS_PER_PROCESS: usize = 32;
+
+/// A connection that sends nothing for this long is closed by default (clients reconnect
+/// when they have something to ask).
+pub const IDLE_CONNECTION: Duration = Duration::from_secs(300);
+
 /// How a server runs.
 #[derive(Clone, Copy, Debug)]
 pub struct ServerOptions {
     /// How long it stays up with no client connected.
     pub idle: Duration,
+    /// How long a connection may send nothing before it is closed.
+    pub idle_connection: Duration,
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
         Self {
             idle: Duration::from_secs(60),
+            idle_connection: IDLE_CONNECTION,
         }
     }
 }
@@ -60,6 +71,8 @@ struct Shared {
     path: PathBuf,
     uid: u32,
     connections: AtomicUsize,
+    per_process: std::sync::Mutex<std::collections::HashMap<i32, usize>>,
+    idle_connection: Duration,
 }
 
 /// Serves the store in `dir` until it has had no client for `options.idle`.
@@ -87,6 +100,8 @@ pub fn serve(dir: &Path, options: ServerOptions) -> Result<(), ServeError> {
         path: dir.to_path_buf(),
         uid: socket::own_uid(),
         connections: AtomicUsize::new(0),
+        per_process: std::sync::Mutex::new(std::collections::HashMap::new()),
+        idle_connection: options.idle_connection,
     });
     let mut quiet_since = Instant::now();
     loop {
@@ -159,14 +174,20 @@ fn bind(socket: &SocketAddress) -> StoreResult<UnixListener> {
 
 /// Answers one client until it hangs up or sends what cannot be framed.
 fn serve_connection(shared: &Shared, mut stream: UnixStream) {
-    if stream.set_nonblocking(false).is_err() {
+    if stream.set_nonblocking(false).is_err()
+        || stream
+            .set_read_timeout(Some(shared.idle_connection))
+            .is_err()
+    {
         return;
     }
-    let refusal = match socket::peer_uid(&stream) {
-        Ok(uid) if uid == shared.uid => None,
-        Ok(uid) => Some(format!(
-            "refused: the client runs as user {uid}, the session server as user {}",
-            shared.uid
+    let peer = socket::peer_credentials(&stream);
+    let pid = peer.as_ref().map_or(0, |peer| peer.pid);
+    let refusal = match peer {
+        Ok(peer) if peer.uid == shared.uid => None,
+        Ok(peer) => Some(format!(
+            "refused: the client runs as user {}, the session server as user {}",
+            peer.uid, shared.uid
         )),
         Err(error) => Some(format!(
             "refused: cannot read the client's credentials: {error}"
@@ -176,26 +197,56 @@ fn serve_connection(shared: &Shared, mut stream: UnixStream) {
         (shared.connections.load(Ordering::SeqCst) > MAX_CONNECTIONS)
             .then(|| format!("refused: the session server has {MAX_CONNECTIONS} clients already"))
     });
+    let refusal = refusal.or_else(|| {
+        let mut held = shared
+            .per_process
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = held.entry(pid).or_default();
+        if *count >= MAX_CONNECTIONS_PER_PROCESS {
+            return Some(format!(
+                "refused: process {pid} holds {MAX_CONNECTIONS_PER_PROCESS} connections already"
+            ));
+        }
+        *count += 1;
+        None
+    });
     if let Some(refusal) = refusal {
         let _ = wire::write_frame(&mut stream, &Reply::Failed(WireError::Other(refusal)));
         return;
     }
+    answer_requests(shared, &mut stream);
+    let mut held = shared
+        .per_process
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(count) = held.get_mut(&pid) {
+        *count -= 1;
+        if *count == 0 {
+            held.remove(&pid);
+        }
+    }
+}
+
+/// Answers a client's requests until it hangs up, idles past the server's limit, or sends
+/// what cannot be framed.
+fn answer_requests(shared: &Shared, stream: &mut UnixStream) {
     loop {
-        let reply = match wire::read_frame_bytes(&mut stream) {
+        let reply = match wire::read_frame_bytes(stream) {
             Ok(bytes) => match wire::decode::<Request<'_>>(&bytes) {
                 Ok(request) => answer(shared, request),
                 Err(error) => Reply::Failed(WireError::Invalid(error.to_string())),
             },
             Err(error @ FrameError::TooLarge(_)) => {
                 let _ = wire::write_frame(
-                    &mut stream,
+                    stream,
                     &Reply::Failed(WireError::Invalid(error.to_string())),
                 );
                 return;
             }
             Err(_) => return,
         };
-        if wire::write_frame(&mut stream, &reply).is_err() {
+        if wire::write_frame(stream, &reply).is_err() {
             return;
         }
     }

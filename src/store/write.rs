@@ -220,7 +220,7 @@ impl LocalStore {
             if label.step as usize >= steps.max(1) {
                 return Err(StoreError::Invalid(format!(
                     "trajectory {id} has {steps} steps; step {} does not exist",
-                    label.step + 1
+                    u64::from(label.step) + 1
                 )));
             }
         }

@@ -126,7 +126,8 @@ fn a_peer_of_another_user_is_refused() {
     std::fs::copy(binary(), &program).unwrap();
     let paths = session(root.path());
     std::fs::create_dir_all(&paths.dir).unwrap();
-    open(&paths.dir);
+    // The session is user 65534's own: its server refuses folders of another user.
+    std::os::unix::fs::chown(&paths.dir, Some(65534), Some(65534)).unwrap();
     let mut server = {
         use std::os::unix::process::CommandExt;
         std::process::Command::new(&program)

@@ -130,6 +130,9 @@ pub fn enter(plan: &ChildPlan) -> io::Result<()> {
         if let Some((start, end)) = plan.environment {
             ptr::write_bytes(start as *mut u8, 0, end.saturating_sub(start));
         }
+        // The scratch folder is the program's: its files get the usual modes, not the
+        // private ones Rollscope writes sessions with.
+        libc::umask(0o022);
         let unique_uid = plan.uid_base.saturating_add(libc::getpid().unsigned_abs());
         if let Some(procs) = &plan.cgroup_procs {
             write_file(procs, b"0")?;

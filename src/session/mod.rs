@@ -1,5 +1,7 @@
 //! Sessions: a folder per session under the sessions root, with its config, store, models,
-//! runs and exports.
+//! runs and exports; private to their owner unless shared with a group (`privacy`).
+
+pub mod privacy;
 
 use crate::agent::reward::RewardConfig;
 use crate::agent::tools::ExternalToolConfig;
@@ -14,7 +16,7 @@ pub const SESSIONS_ENV: &str = "ROLLSCOPE_SESSIONS";
 
 /// The `session.toml` a new session starts with (the shipped `default` session's, every
 /// key commented out).
-const SESSION_TEMPLATE: &str = include_str!("../sessions/default/session.toml");
+const SESSION_TEMPLATE: &str = include_str!("../../sessions/default/session.toml");
 
 /// Where a session's files live.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,6 +172,9 @@ pub struct SessionConfig {
     /// The session's own error kinds, keys `5`–`9` (`[[labels]]`).
     #[serde(skip_serializing_if = "LabelKinds::is_empty")]
     pub labels: LabelKinds,
+    /// The group that may read the session's files (`rollscope sessions share GROUP`); none:
+    /// its owner's alone.
+    pub share: Option<String>,
 }
 
 impl SessionConfig {
