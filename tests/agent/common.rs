@@ -33,14 +33,20 @@ pub fn sandboxed(
     code: &str,
     limits: &SandboxLimits,
 ) -> (SandboxRun, ToolOutput) {
+    let started = std::time::Instant::now();
+    let deadline = in_seconds(60);
     let run = runtime()
-        .block_on(run_sandboxed(install, code, limits, in_seconds(60)))
+        .block_on(run_sandboxed(install, code, limits, deadline))
         .expect("the sandbox can be set up on this machine");
+    let timing = rollscope::agent::tools::CallTiming {
+        granted: limits.wall.min(deadline.saturating_duration_since(started)),
+        wall: started.elapsed(),
+    };
     if let Some(namespace) = &run.pid_namespace {
         let left = processes_in(namespace.inode());
         assert!(left.is_empty(), "processes left in the sandbox: {left:?}");
     }
-    let observation = PythonTool::observe(&run, limits);
+    let observation = PythonTool::observe(&run.process, limits, timing);
     (run, observation)
 }
 

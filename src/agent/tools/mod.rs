@@ -18,7 +18,7 @@ pub use process::{
     CapturedOutput, OutputLimits, ProcessEnd, ProcessRun, RunningProcess, run_process,
     spawn_process,
 };
-pub use python::PythonTool;
+pub use python::{CallTiming, PythonTool};
 pub use registry::{ToolObservation, ToolRegistry, ToolStats};
 pub use sandbox::{
     LimitRoute, PidNamespace, PythonInstall, SandboxError, SandboxLimits, SandboxRun, WallRefused,

@@ -1,10 +1,10 @@
 //! The `python` tool: runs model-written code in the sandbox and reports what it printed.
 
-use super::process::ProcessEnd;
-use super::sandbox::{PythonInstall, SandboxLimits, SandboxRun, run_sandboxed};
+use super::process::{ProcessEnd, ProcessRun};
+use super::sandbox::{PythonInstall, SandboxLimits, run_sandboxed};
 use super::{Tool, ToolFuture, ToolOutput};
 use serde_json::{Map, Value, json};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::OnceCell;
 
 /// The longest program accepted, in bytes.
@@ -53,8 +53,7 @@ impl PythonTool {
 
     /// The observation of a run: what it printed, then how it ended when that was not a clean
     /// exit.
-    pub fn observe(sandboxed: &SandboxRun, limits: &SandboxLimits) -> ToolOutput {
-        let run = &sandboxed.process;
+    pub fn observe(run: &ProcessRun, limits: &SandboxLimits, timing: CallTiming) -> ToolOutput {
         let mut text = run.stdout.text();
         let stderr = run.stderr.text();
         if !stderr.trim().is_empty() {
@@ -84,11 +83,11 @@ impl PythonTool {
             )),
             ProcessEnd::TimedOut => {
                 let note = format!(
-                    "error: time limit of {} ms exceeded: killed after {:.2} s of wall clock \
+                    "error: time limit of {:.0} ms exceeded: killed after {:.2} s of wall clock \
                      ({:.2} s of running, the rest setting up the sandbox); all its processes \
                      were killed",
-                    sandboxed.granted.as_millis(),
-                    sandboxed.wall.as_secs_f64(),
+                    timing.granted.as_secs_f64() * 1000.0,
+                    timing.wall.as_secs_f64(),
                     run.elapsed.as_secs_f64()
                 );
                 return ToolOutput::timeout(join(text, &note));
@@ -105,6 +104,7 @@ impl PythonTool {
 
     /// Runs `code` and turns the run into an observation.
     pub async fn run(&self, code: &str, deadline: Instant) -> ToolOutput {
+        let started = Instant::now();
         if code.len() > MAX_CODE_BYTES {
             return ToolOutput::error(format!(
                 "error: the program is longer than {MAX_CODE_BYTES} bytes"
@@ -123,10 +123,29 @@ impl PythonTool {
             Err(error) => return ToolOutput::error(format!("error: {error}")),
         };
         match run_sandboxed(install, code, &self.limits, deadline).await {
-            Ok(run) => Self::observe(&run, &self.limits),
+            Ok(run) => {
+                let timing = CallTiming {
+                    granted: self
+                        .limits
+                        .wall
+                        .min(deadline.saturating_duration_since(started)),
+                    wall: started.elapsed(),
+                };
+                Self::observe(&run.process, &self.limits, timing)
+            }
             Err(error) => ToolOutput::error(format!("error: {error}")),
         }
     }
+}
+
+/// How long a tool call was granted and took, both from its start.
+#[derive(Clone, Copy, Debug)]
+pub struct CallTiming {
+    /// The wall time granted: the sandbox's limit, or less when the caller's deadline came
+    /// sooner.
+    pub granted: Duration,
+    /// The wall time it took, the sandbox's setup included.
+    pub wall: Duration,
 }
 
 fn join(text: String, note: &str) -> String {

@@ -116,11 +116,6 @@ pub struct SandboxRun {
     pub pid_namespace: Option<PidNamespace>,
     /// How the memory and process bounds of the whole call were enforced.
     pub route: LimitRoute,
-    /// The wall time the call was granted, from its start (its limit, or less when the
-    /// caller's deadline came sooner).
-    pub granted: Duration,
-    /// The wall time from the call's start (the sandbox's setup included) to its end.
-    pub wall: Duration,
 }
 
 /// A run's PID namespace, held open: the kernel hands a dead namespace's inode number to the
@@ -166,8 +161,7 @@ pub async fn run_sandboxed(
     limits: &SandboxLimits,
     deadline: Instant,
 ) -> Result<SandboxRun, SandboxError> {
-    let started = Instant::now();
-    let deadline = deadline.min(started + limits.wall);
+    let deadline = deadline.min(Instant::now() + limits.wall);
     let folder = tempfile::Builder::new()
         .prefix("rollscope-sandbox-")
         .tempdir()?;
@@ -197,7 +191,6 @@ pub async fn run_sandboxed(
     };
     let pid_namespace = running.id().and_then(PidNamespace::of_children_of);
     let process = running.finish(limits.output, deadline).await;
-    let wall = started.elapsed();
     let route = match cgroup {
         Some(cgroup) => {
             cgroup.remove().await;
@@ -210,8 +203,6 @@ pub async fn run_sandboxed(
         process: process?,
         pid_namespace,
         route,
-        granted: deadline.saturating_duration_since(started),
-        wall,
     })
 }
 
