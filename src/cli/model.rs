@@ -67,9 +67,24 @@ pub struct InitArgs {
     /// Seed of the weight initialisation.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The shape: `embedded` (the main job's 4.5M-parameter model) or `qwen2.5-0.5b`
+    /// (Qwen2.5-0.5B-Instruct's layers, heads and widths with random weights over the
+    /// embedded tokenizer, about 0.36B parameters: for GPU checks without a download).
+    #[arg(long, value_enum, default_value_t = Shape::Embedded)]
+    pub shape: Shape,
     /// Overwrite a model already in the folder.
     #[arg(long)]
     pub force: bool,
+}
+
+/// The shapes `model init` builds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shape {
+    /// The embedded default model.
+    Embedded,
+    /// Qwen2.5-0.5B-Instruct's shape.
+    #[value(name = "qwen2.5-0.5b")]
+    Qwen2_5_0_5b,
 }
 
 /// Arguments of `rollscope model info`.
@@ -181,9 +196,13 @@ fn init(cli: &Cli, args: &InitArgs) -> anyhow::Result<()> {
         "{} already holds a model; pass --force to overwrite it",
         dir.display()
     );
+    let shape = match args.shape {
+        Shape::Embedded => EmbeddedSpec::default(),
+        Shape::Qwen2_5_0_5b => EmbeddedSpec::qwen2_5_0_5b(),
+    };
     let spec = EmbeddedSpec {
         seed: args.seed,
-        ..EmbeddedSpec::default()
+        ..shape
     };
     let spinner = spinner(format!("building the embedded model in {}", dir.display()));
     let model = embedded::init_folder(&dir, &spec, &LoadOptions::default());

@@ -9,7 +9,7 @@
 //! each step's timestamp, model and metrics) is written back, so a round trip is equal.
 
 use super::atif_tokens::{TOKEN_SPAN, TokenSpan, step_ids};
-use super::chat::TOOL_CALL_EXTRAS;
+use super::chat::calls_with_extras;
 use super::fields::Object;
 use super::{ExportItem, Format};
 use crate::trajectory::{Message, Role, Trajectory};
@@ -33,13 +33,7 @@ pub fn write(
     items: &mut dyn Iterator<Item = anyhow::Result<ExportItem>>,
     out: &mut dyn Write,
 ) -> anyhow::Result<usize> {
-    let mut written = 0;
-    for item in items {
-        serde_json::to_writer(&mut *out, &document(&item?))?;
-        out.write_all(b"\n")?;
-        written += 1;
-    }
-    Ok(written)
+    super::jsonl::write_records(items, out, document)
 }
 
 /// One trajectory as an ATIF document.
@@ -250,15 +244,8 @@ fn message_step(message: &Message) -> Map<String, Value> {
             step.insert("reasoning_content".into(), json!(reasoning));
         }
         if !message.tool_calls.is_empty() {
-            let extras = message
-                .extra
-                .get(TOOL_CALL_EXTRAS)
-                .and_then(Value::as_array);
-            let calls: Vec<Value> = message
-                .tool_calls
-                .iter()
-                .enumerate()
-                .map(|(index, call)| {
+            let calls: Vec<Value> = calls_with_extras(message)
+                .map(|(index, call, extra)| {
                     let arguments = match call.parsed_arguments() {
                         Some(object @ Value::Object(_)) => object,
                         _ => json!({"input": call.arguments}),
@@ -268,7 +255,7 @@ fn message_step(message: &Message) -> Map<String, Value> {
                     written.insert("tool_call_id".into(), json!(id));
                     written.insert("function_name".into(), json!(call.name));
                     written.insert("arguments".into(), arguments);
-                    if let Some(Value::Object(extra)) = extras.and_then(|e| e.get(index)) {
+                    if let Some(extra) = extra {
                         for (key, value) in extra {
                             written.insert(key.clone(), value.clone());
                         }

@@ -289,15 +289,8 @@ pub fn write_message(message: &Message, keep_extra: bool, arguments: ToolArgumen
         object.insert("reasoning_content".into(), json!(reasoning));
     }
     if !message.tool_calls.is_empty() && !parts.is_some_and(|parts| parts_hold(parts, CALL_PARTS)) {
-        let extras = message
-            .extra
-            .get(TOOL_CALL_EXTRAS)
-            .and_then(Value::as_array);
-        let calls: Vec<Value> = message
-            .tool_calls
-            .iter()
-            .enumerate()
-            .map(|(index, call)| {
+        let calls: Vec<Value> = calls_with_extras(message)
+            .map(|(_, call, extra)| {
                 let mut written = Map::new();
                 if let Some(id) = &call.id {
                     written.insert("id".into(), json!(id));
@@ -305,9 +298,7 @@ pub fn write_message(message: &Message, keep_extra: bool, arguments: ToolArgumen
                 written.insert("type".into(), json!("function"));
                 let function = json!({"name": call.name, "arguments": arguments.write(call)});
                 written.insert("function".into(), function);
-                if let Some(Value::Object(extra)) =
-                    extras.filter(|_| keep_extra).and_then(|e| e.get(index))
-                {
+                if let Some(extra) = extra.filter(|_| keep_extra) {
                     merge(&mut written, extra);
                 }
                 Value::Object(written)
@@ -329,6 +320,27 @@ pub fn write_message(message: &Message, keep_extra: bool, arguments: ToolArgumen
         }
     }
     Value::Object(object)
+}
+
+/// Each tool call of a message, numbered, with the fields its source wrote beside it
+/// (`tool_call_extras`), for exporters that write them back.
+pub fn calls_with_extras(
+    message: &Message,
+) -> impl Iterator<Item = (usize, &ToolCall, Option<&Object>)> {
+    let extras = message
+        .extra
+        .get(TOOL_CALL_EXTRAS)
+        .and_then(Value::as_array);
+    message
+        .tool_calls
+        .iter()
+        .enumerate()
+        .map(move |(index, call)| {
+            let extra = extras
+                .and_then(|extras| extras.get(index))
+                .and_then(Value::as_object);
+            (index, call, extra)
+        })
 }
 
 /// Adds `extra`'s fields to `object`, merging into nested objects (`function`).

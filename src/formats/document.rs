@@ -129,27 +129,7 @@ fn whole_value(path: &Path) -> Result<Option<Value>, ImportError> {
 /// The first record of a file, for format detection: the first element of an array, the
 /// first JSONL line, or `None` when neither parses (a pretty-printed single document).
 pub fn first_record(path: &Path) -> Result<Option<Value>, ImportError> {
-    let io = ImportError::io(path);
-    if first_byte(path)? == Some(b'[') {
-        for limit in [16 << 20, MAX_RECORD_BYTES] {
-            let mut head = Vec::new();
-            let file = File::open(path).map_err(io)?;
-            file.take(limit as u64).read_to_end(&mut head).map_err(io)?;
-            let head = strip_bom(&head);
-            let first = array_elements(head).into_iter().next();
-            let value = first.and_then(|range| serde_json::from_slice(&head[range]).ok());
-            if value.is_some() || head.len() < limit {
-                return Ok(value);
-            }
-        }
-        return Ok(None);
-    }
-    let mut head = Vec::new();
-    BufReader::new(File::open(path).map_err(io)?)
-        .take(MAX_RECORD_BYTES as u64)
-        .read_until(b'\n', &mut head)
-        .map_err(io)?;
-    Ok(serde_json::from_slice(strip_bom(&head)).ok())
+    Ok(serde_json::from_slice(&first_record_bytes(path)?).ok())
 }
 
 /// Whether the file's first line is a whole JSON value (JSONL, or a document on one line),

@@ -89,6 +89,21 @@ fn read_text_with_limit(
     Ok(report)
 }
 
+/// Writes one JSON line per item, as `record` makes it; returns how many.
+pub fn write_records(
+    items: &mut dyn Iterator<Item = anyhow::Result<super::ExportItem>>,
+    out: &mut dyn std::io::Write,
+    record: impl Fn(&super::ExportItem) -> Value,
+) -> anyhow::Result<usize> {
+    let mut written = 0;
+    for item in items {
+        serde_json::to_writer(&mut *out, &record(&item?))?;
+        out.write_all(b"\n")?;
+        written += 1;
+    }
+    Ok(written)
+}
+
 /// Reads one line into `buffer` (newline included). `None` at the end of the file; `Some(false)`
 /// when the line was longer than `limit` (its bytes are consumed, the buffer left empty).
 fn read_line(

@@ -47,13 +47,7 @@ pub fn write(
     out: &mut dyn Write,
     arguments: ToolArguments,
 ) -> anyhow::Result<usize> {
-    let mut written = 0;
-    for item in items {
-        serde_json::to_writer(&mut *out, &record(&item?, arguments))?;
-        out.write_all(b"\n")?;
-        written += 1;
-    }
-    Ok(written)
+    super::jsonl::write_records(items, out, |item| record(item, arguments))
 }
 
 fn record(item: &ExportItem, arguments: ToolArguments) -> Value {

@@ -78,6 +78,22 @@ impl EmbeddedSpec {
         }
     }
 
+    /// Qwen2.5-0.5B-Instruct's shape (hidden 896, 24 layers, 14 heads, 2 KV heads, MLP 4864,
+    /// RoPE base 10⁶, tied embeddings, 32k context) over the embedded tokenizer's vocabulary:
+    /// about 0.36B parameters of random weights, for GPU checks without a download.
+    pub fn qwen2_5_0_5b() -> Self {
+        Self {
+            hidden_size: 896,
+            num_hidden_layers: 24,
+            num_attention_heads: 14,
+            num_key_value_heads: 2,
+            intermediate_size: 4864,
+            max_position_embeddings: 32_768,
+            rope_theta: 1_000_000.0,
+            ..Self::default()
+        }
+    }
+
     /// `config.json` for this shape, readable by transformers 4 and 5.
     pub fn config_json(&self, eos_id: u32, pad_id: u32) -> Value {
         json!({
