@@ -25,6 +25,12 @@ fn main() -> std::process::ExitCode {
         libc::umask(0o077);
     }
     let parsed = Cli::parse();
+    // `--isa` reaches the model's kernels, here and in every process this one starts, through
+    // the environment variable clap also reads it from.
+    if let Some(isa) = parsed.isa {
+        // SAFETY: still no other thread: nothing has run but the parser.
+        unsafe { std::env::set_var(rollscope::model::ISA_ENV, isa.name()) };
+    }
     match cli::run(parsed) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(error) if closed_pipe(&error) => std::process::ExitCode::from(CLOSED_PIPE_STATUS),

@@ -10,7 +10,7 @@ use super::steps::{
 use super::{BenchProgress, Runtime, load_model, random_tokens};
 use crate::model::embedded::EmbeddedSpec;
 use crate::model::{
-    Isa, Kernels, ModelConfig, Network, Padding, ParameterStore, Qwen, TokenBatch, default_dtype,
+    Kernels, ModelConfig, Network, Padding, ParameterStore, Qwen, TokenBatch, default_dtype,
 };
 use crate::train::optim::{AdamW, AdamWConfig};
 use candle_core::{DType, Tensor};
@@ -55,8 +55,6 @@ pub struct ModelBenchOptions {
     pub reference: bool,
     /// Fused kernels to switch off, by name (see `Kernels::NAMES`).
     pub without: Vec<String>,
-    /// Run the hand-written kernels on portable code even on an AVX-512 or AVX2 CPU.
-    pub portable: bool,
     /// AdamW with tensor ops instead of the fused in-place update.
     pub unfused_optimizer: bool,
     /// Device and dtype.
@@ -78,8 +76,8 @@ pub struct ModelBenchSetup {
     pub fused_optimizer: bool,
     /// Tokens of a training batch.
     pub train_tokens: usize,
-    /// Whether matmuls ran gemm's AVX-512 kernels.
-    pub avx512_matmul: bool,
+    /// The instruction set of the kernels and matmuls (`--isa`).
+    pub isa: String,
 }
 
 /// Decoding speed at one batch size.
@@ -175,9 +173,6 @@ impl ModelBenchOptions {
                 )
             })?;
         }
-        if self.portable {
-            kernels.isa = Isa::Portable;
-        }
         Ok(kernels)
     }
 
@@ -216,7 +211,6 @@ impl Default for ModelBenchOptions {
             only: Vec::new(),
             reference: false,
             without: Vec::new(),
-            portable: false,
             unfused_optimizer: false,
             runtime: Runtime::default(),
         }
@@ -366,7 +360,7 @@ pub fn bench_model(
         kernels: format!("{kernels:?}"),
         fused_optimizer: !options.unfused_optimizer,
         train_tokens: options.train_batch * options.train_tokens,
-        avx512_matmul: cfg!(feature = "avx512") && Isa::detect() == Isa::Avx512,
+        isa: kernels.isa.to_string(),
     };
     Ok(ModelBenchReport {
         setup,

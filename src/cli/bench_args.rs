@@ -61,9 +61,6 @@ pub struct BenchModelArgs {
     /// decode, shared_prefix).
     #[arg(long, value_delimiter = ',')]
     pub without: Vec<String>,
-    /// Run the hand-written kernels on portable code even on an AVX-512 or AVX2 CPU.
-    #[arg(long)]
-    pub portable: bool,
     /// AdamW with tensor ops instead of the fused in-place update.
     #[arg(long)]
     pub unfused_optimizer: bool,
@@ -91,7 +88,6 @@ impl BenchModelArgs {
             only: self.only.iter().map(figure).collect(),
             reference: self.reference,
             without: self.without.clone(),
-            portable: self.portable,
             unfused_optimizer: self.unfused_optimizer,
             runtime: runtime(&self.runtime),
         }

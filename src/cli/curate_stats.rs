@@ -164,6 +164,13 @@ pub fn precision_table(precision: &Precision) -> String {
             number(figures.recall(), 2)
         ));
     }
+    text.push_str(&format!(
+        "first error's step: the first suggestion on the first confirmed label's step on {} of \
+         {} trajectories with both ({})\n",
+        precision.first_error_right,
+        precision.first_error_compared,
+        number(precision.first_error_share(), 2)
+    ));
     text
 }
 

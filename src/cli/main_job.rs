@@ -64,6 +64,12 @@ fn headless(cli: &Cli) -> anyhow::Result<()> {
         );
     };
     let context = run_context(cli, &super::model::RuntimeArgs::cpu())?;
+    println!(
+        "instruction set: {} (the best here: {}; `--isa` chooses, and a run reproduces bit for \
+         bit on the same one)",
+        crate::model::Isa::chosen(),
+        crate::model::Isa::best()
+    );
     let mut display = ColdStartDisplay::default();
     let cold = cold_start(&context, cli.seed, &mut |event| display.on_event(event));
     display.progress.finish();

@@ -33,6 +33,7 @@ mod tui;
 mod watch;
 mod watch_run;
 
+use crate::model::{ISA_ENV, Isa};
 use crate::session::{self, SessionPaths};
 use crate::store::Store;
 use anyhow::Context;
@@ -63,6 +64,12 @@ pub struct Cli {
     /// Print machine-readable JSON instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// The instruction set of the model's CPU kernels and matrix products: avx512, avx2 or
+    /// portable [default: the best this CPU and build have]. Each rounds differently, so a
+    /// run reproduces bit for bit on the same one: `--isa avx2` on an AVX-512 machine repeats
+    /// an AVX2 laptop's run. Processes this one starts use it too.
+    #[arg(long, global = true, env = ISA_ENV, value_name = "ISA", value_parser = usable_isa)]
+    pub isa: Option<Isa>,
     /// With no command: run the main job (cold start, then the GRPO preset) here without the
     /// TUI, printing the figures; later starts skip what the main job finished.
     #[arg(long)]
@@ -209,6 +216,11 @@ impl Cli {
         session_server::connect(&paths.store_dir())
             .with_context(|| format!("cannot open session `{}`", paths.name))
     }
+}
+
+/// `--isa`'s value: an instruction set this CPU and build run.
+fn usable_isa(text: &str) -> Result<Isa, crate::model::IsaError> {
+    text.parse::<Isa>()?.usable()
 }
 
 /// Runs a parsed command line.

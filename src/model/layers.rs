@@ -31,43 +31,62 @@ pub fn linear(in_dim: usize, out_dim: usize, bias: bool, vb: VarBuilder<'_>) -> 
 
 /// Differentiable forward of a linear layer on `x [.., in]`. With `flat_linears` the product
 /// runs on rows `[N, in]` (the leading dimensions flattened when there are any), through the
-/// linear kernel on the CPU.
+/// linear kernel on the CPU (an adapter's two products too).
 pub fn project(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
-    if !kernels.flat_linears || layer.adapter().is_some() {
+    if !kernels.flat_linears || (layer.adapter().is_some() && !on_host(x)) {
         return layer.forward(x);
     }
     let mut dims = x.dims().to_vec();
     let width = dims.pop().unwrap_or(1);
     let rows: usize = dims.iter().product();
     let flat = reshaped(x, &[rows, width])?;
-    let product = if on_host(&flat) {
-        kernels::linear_rows(&flat, layer.weight())?
+    let out = if on_host(&flat) {
+        host_linear(layer, &flat, kernels)?
     } else {
-        flat.matmul(&layer.weight().t()?)?
-    };
-    let out = match layer.bias() {
-        Some(bias) => product.broadcast_add(bias)?,
-        None => product,
+        let product = flat.matmul(&layer.weight().t()?)?;
+        match layer.bias() {
+            Some(bias) => product.broadcast_add(bias)?,
+            None => product,
+        }
     };
     dims.push(out.dim(1)?);
     reshaped(&out, &dims)
 }
 
+/// A linear layer on host rows `x [N, in]` through the linear kernel on the kernels'
+/// instruction set: `x·Wᵀ + b`, plus `scale·(x·Aᵀ)·Bᵀ` under an adapter.
+fn host_linear(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
+    let product = kernels::linear_rows(x, layer.weight(), kernels.isa)?;
+    let product = match layer.bias() {
+        Some(bias) => product.broadcast_add(bias)?,
+        None => product,
+    };
+    match layer.adapter() {
+        Some(adapter) => {
+            let down = (kernels::linear_rows(x, adapter.a(), kernels.isa)? * adapter.scale())?;
+            product + kernels::linear_rows(&down, adapter.b(), kernels.isa)?
+        }
+        None => Ok(product),
+    }
+}
+
 /// Inference forward of a linear layer on `x [rows, in]`. With the `decode` kernels (a
 /// decoding step: one row per sequence) and f32 rows on the CPU it runs the few-rows kernel,
 /// which streams each weight row once and computes every row the same way whatever the other
-/// rows are, so a sequence samples the same tokens in any batch. On other devices, for 2 to
-/// 16 rows it computes `(W·xᵀ)ᵀ`, which gemm runs about 1.8× faster than `x·Wᵀ` because
-/// the weight is streamed instead of packed.
+/// rows are, so a sequence samples the same tokens in any batch; other rows on the CPU take
+/// the linear kernel (`flat_linears`). On other devices, for 2 to 16 rows it computes
+/// `(W·xᵀ)ᵀ`, which gemm runs about 1.8× faster than `x·Wᵀ` because the weight is streamed
+/// instead of packed.
 pub fn forward_rows(layer: &Linear, x: &Tensor, kernels: &Kernels) -> Result<Tensor> {
     let rows = x.dim(0)?;
-    if layer.adapter().is_some() {
-        return layer.forward(x);
-    }
-    if kernels.decode && kernels.few_rows && x.rank() == 2 && on_host_f32(x) {
+    let plain = layer.adapter().is_none();
+    if plain && kernels.decode && kernels.few_rows && x.rank() == 2 && on_host_f32(x) {
         return kernels::few_rows_linear(x, layer.weight(), layer.bias(), kernels.isa);
     }
-    if x.rank() != 2 || !(2..=MAX_FEW_ROWS).contains(&rows) || on_host(x) {
+    if kernels.flat_linears && x.rank() == 2 && on_host(x) {
+        return host_linear(layer, x, kernels);
+    }
+    if !plain || x.rank() != 2 || !(2..=MAX_FEW_ROWS).contains(&rows) || on_host(x) {
         return layer.forward(x);
     }
     let product = layer.weight().matmul(&x.t()?)?.t()?.contiguous()?;

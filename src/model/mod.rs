@@ -62,7 +62,7 @@ pub use decoder::{Decoder, SequenceId};
 pub use device::{DeviceChoice, check_dtype, default_dtype, parse_dtype};
 pub use error::{ModelError, Result};
 pub use generate::{FinishReason, GenerateParams, Generation, StopCondition, generate};
-pub use kernels::{Isa, Kernels};
+pub use kernels::{ISA_ENV, Isa, IsaError, Kernels};
 pub use kv_cache::SequenceKv;
 pub use language_model::{FolderParts, LanguageModel, LoadOptions, read_folder_parts, write_json};
 pub use linear::{Linear, LowRankAdapter};

@@ -94,7 +94,7 @@ impl AdamW {
             config,
             step: 0,
             slots,
-            isa: Isa::detect(),
+            isa: Isa::chosen(),
         })
     }
 

@@ -132,3 +132,38 @@ fn misspelt_session_config_keys_name_the_file_and_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_instruction_set_this_machine_cannot_run_is_refused_before_any_work() {
+    use rollscope::model::{ISA_ENV, Isa};
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path().join("sessions");
+    let stderr = failure(&sessions, &["--isa", "sse9", "sessions", "new", "a"]);
+    assert!(
+        stderr.contains("unknown instruction set `sse9`: use avx512, avx2 or portable"),
+        "{stderr}"
+    );
+    let output = rollscope(&sessions)
+        .env(ISA_ENV, "neon")
+        .args(["sessions", "new", "b"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "a bad {ISA_ENV} is refused too");
+    assert!(!sessions.exists(), "nothing was made before the refusal");
+    for isa in Isa::ALL {
+        let name = format!("s-{isa}");
+        let output = rollscope(&sessions)
+            .args(["--isa", isa.name(), "sessions", "new", &name])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if Isa::available().contains(&isa) {
+            assert!(output.status.success(), "{isa}: {stderr}");
+        } else {
+            assert!(
+                stderr.contains(&format!("this machine cannot run {isa}")),
+                "{isa}: {stderr}"
+            );
+        }
+    }
+}

@@ -188,4 +188,19 @@ fn the_blind_set_is_failures_labelled_by_a_person_and_measures_the_rules() {
     let format = precision.kind(ErrorKind::Format);
     assert!(format.suggested > 0);
     assert_eq!(format.precision(), Some(1.0));
+    // Every task here carries its worked solution, so each failure is diagnosed against it:
+    // the goals of the suggestions that know the task.
+    for kind in ErrorKind::ALL {
+        let figures = precision.kind(kind);
+        let (precision, recall) = (figures.precision(), figures.recall());
+        assert!(precision >= Some(0.9), "{kind:?}: precision {precision:?}");
+        assert!(recall >= Some(0.8), "{kind:?}: recall {recall:?}");
+    }
+    assert_eq!(precision.first_error_compared, trajectories.len());
+    assert!(
+        precision.first_error_share() >= Some(0.9),
+        "the first error's step: {} of {}",
+        precision.first_error_right,
+        precision.first_error_compared
+    );
 }

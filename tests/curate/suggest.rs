@@ -196,7 +196,15 @@ fn understanding_from_intermediates_units_parts_and_other_operations() {
         )],
         Some(false),
     );
-    let found = suggest(&other_operation, Some(&lessons), 1);
+    // Without tools (a solution written in one message) the understanding rule reads it as
+    // another quantity worked out; in the agent setting the diagnosis against the worked
+    // solution calls it what the blind set's guide calls it: the right numbers under the
+    // wrong operation.
+    let written = Task {
+        tools: Vec::new(),
+        ..lessons.clone()
+    };
+    let found = suggest(&other_operation, Some(&written), 1);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].kind, ErrorKind::Understanding);
     assert!(
@@ -205,6 +213,14 @@ fn understanding_from_intermediates_units_parts_and_other_operations() {
             .as_deref()
             .unwrap()
             .contains("combines 120 and 140 by + where the reference solution has `140-120=20`")
+    );
+    assert_eq!(
+        kinds(&other_operation, &lessons),
+        [(0, ErrorKind::Reasoning)]
+    );
+    assert!(
+        note(&other_operation, &lessons, ErrorKind::Reasoning)
+            .contains("`120 + 140` takes another operation: the solution computes 140-120 = 20")
     );
 
     let minutes = task(

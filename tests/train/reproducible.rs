@@ -6,6 +6,7 @@
 //! into many tasks, where a sum combined in the order the tasks finish would differ.
 
 use super::common::session;
+use rollscope::model::{ISA_ENV, Isa};
 use rollscope::session::SessionPaths;
 use rollscope::store::{Filter, Query};
 use rollscope::trajectory::metric;
@@ -56,7 +57,18 @@ every = 0
 
 /// Runs `rollscope train KIND --config CONFIG` in two fresh sessions at the same time.
 fn train_twice(kind: &str, config: &str) -> Vec<(tempfile::TempDir, SessionPaths)> {
-    let sessions: Vec<_> = (0..2)
+    train_at_once(kind, config, &[None, None])
+}
+
+/// Runs `rollscope train KIND --config CONFIG` in a fresh session per entry of `isas` at the
+/// same time, each with `--isa` when its entry names one.
+fn train_at_once(
+    kind: &str,
+    config: &str,
+    isas: &[Option<Isa>],
+) -> Vec<(tempfile::TempDir, SessionPaths)> {
+    let sessions: Vec<_> = isas
+        .iter()
         .map(|_| {
             let root = tempfile::tempdir().unwrap();
             let paths = session(root.path());
@@ -66,8 +78,14 @@ fn train_twice(kind: &str, config: &str) -> Vec<(tempfile::TempDir, SessionPaths
         .collect();
     let children: Vec<_> = sessions
         .iter()
-        .map(|(root, _)| {
-            Command::new(env!("CARGO_BIN_EXE_rollscope"))
+        .zip(isas)
+        .map(|((root, _), isa)| {
+            let mut command = Command::new(env!("CARGO_BIN_EXE_rollscope"));
+            if let Some(isa) = isa {
+                command.args(["--isa", isa.name()]);
+            }
+            command
+                .env_remove(ISA_ENV)
                 .arg("--sessions-dir")
                 .arg(root.path())
                 .args(["train", kind, "--config"])
@@ -161,13 +179,15 @@ fn assert_identical(sessions: &[(tempfile::TempDir, SessionPaths)], run: &str) {
         trace_bits(first, run) == trace_bits(second, run),
         "{run}: the rollouts differ between the processes"
     );
-    let weights = |paths: &SessionPaths| {
-        std::fs::read(paths.models_dir().join(run).join("model.safetensors")).unwrap()
-    };
     assert!(
-        weights(first) == weights(second),
+        weights(first, run) == weights(second, run),
         "{run}: the saved weights differ between the processes"
     );
+}
+
+/// The bytes of a run's saved weights.
+fn weights(paths: &SessionPaths, run: &str) -> Vec<u8> {
+    std::fs::read(paths.models_dir().join(run).join("model.safetensors")).unwrap()
 }
 
 #[test]
@@ -180,4 +200,22 @@ fn two_sft_processes_at_once_train_the_same_bits() {
 fn two_grpo_processes_at_once_train_the_same_bits() {
     let sessions = train_twice("grpo", WIDE_GRPO);
     assert_identical(&sessions, "grpo-0001");
+}
+
+/// `--isa` reaches every product of a training process: the instruction set below this
+/// machine's best (portable on a CPU with nothing better) trains the same bits in two
+/// processes, and other bits than the best one does, since each rounds its own way.
+#[test]
+fn an_instruction_set_named_by_isa_trains_its_own_same_bits() {
+    let available = Isa::available();
+    let best = Isa::best();
+    let asked = available.iter().rev().nth(1).copied().unwrap_or(best);
+    let sessions = train_at_once("sft", WIDE_SFT, &[Some(asked), Some(asked), None]);
+    assert_identical(&sessions[..2], "sft-0001");
+    if asked != best {
+        assert!(
+            weights(&sessions[0].1, "sft-0001") != weights(&sessions[2].1, "sft-0001"),
+            "{asked} and {best} trained the same weights: --isa changed nothing"
+        );
+    }
 }

@@ -8,12 +8,19 @@
 //! | format | a malformed tool call; a failed answer that is right but unmarked, or unreadable |
 //! | understanding | a wrong answer equal to an intermediate quantity of the reference, the truth in another unit, or a part of it (or a total instead of a part) |
 //! | reasoning | any other failure: at the first step whose Monte-Carlo score drops, else the first low-scoring step, else the last step |
+//!
+//! A failure on a task that offers tools and carries an annotated worked solution (the
+//! generated families, GSM8K in the agent loop) is also diagnosed against that solution (`solution`: each wrong step and its kind, from which numbers and operations each
+//! calculation takes, and how the answer relates to the last result); the understanding rules
+//! run where neither it nor the calculation rule found an error, the reasoning rule where
+//! nothing was found at all.
 
 mod calculation;
 mod context;
 mod format;
 pub mod precision;
 mod reasoning;
+mod solution;
 mod understanding;
 mod write;
 
@@ -44,7 +51,24 @@ pub fn suggest(trajectory: &Trajectory, task: Option<&Task>, time: i64) -> Vec<L
     let mut found = calculation::evidence(&context);
     found.extend(format::evidence(&context));
     if context.failed() {
-        found.extend(understanding::evidence(&context));
+        let agentic = task.filter(|task| !task.tools.is_empty());
+        match agentic.and_then(solution::Solution::of) {
+            Some(solution) => {
+                found.extend(solution::evidence(&context, &solution));
+                let only_format = |found: &[Evidence]| {
+                    found
+                        .iter()
+                        .all(|evidence| evidence.kind == ErrorKind::Format)
+                };
+                if only_format(&found) {
+                    found.extend(understanding::evidence(&context));
+                }
+                if only_format(&found) && context.answer_value.is_some() {
+                    found.extend(reasoning::evidence(&context));
+                }
+            }
+            None => found.extend(understanding::evidence(&context)),
+        }
         if found.is_empty() {
             found.extend(reasoning::evidence(&context));
         }

@@ -58,6 +58,11 @@ pub struct Precision {
     pub reviewed: usize,
     /// Per built-in kind (the rules suggest no session kinds), in `ErrorKind::ALL` order.
     pub kinds: [KindPrecision; 4],
+    /// Trajectories with both a confirmed error and a suggestion, whose first errors are
+    /// compared.
+    pub first_error_compared: usize,
+    /// Of which the first suggestion is on the step of the first confirmed label.
+    pub first_error_right: usize,
 }
 
 impl Precision {
@@ -66,9 +71,17 @@ impl Precision {
         &self.kinds[kind.index() as usize]
     }
 
+    /// First suggested errors on the first confirmed error's step, over the trajectories
+    /// that have both (`None` when none has).
+    pub fn first_error_share(&self) -> Option<f64> {
+        ratio(self.first_error_right, self.first_error_compared)
+    }
+
     /// Adds another tally to this one.
     pub fn add(&mut self, other: &Self) {
         self.reviewed += other.reviewed;
+        self.first_error_compared += other.first_error_compared;
+        self.first_error_right += other.first_error_right;
         for (mine, theirs) in self.kinds.iter_mut().zip(&other.kinds) {
             mine.add(theirs);
         }
@@ -102,6 +115,12 @@ impl Precision {
                     .any(|label| label.kind == suggestion.kind && label.step == suggestion.step),
             );
         }
+        let first_suggested = suggestions.iter().map(|label| label.step).min();
+        let first_confirmed = confirmed.iter().map(|label| label.step).min();
+        if let (Some(suggested), Some(confirmed)) = (first_suggested, first_confirmed) {
+            tally.first_error_compared = 1;
+            tally.first_error_right = usize::from(suggested == confirmed);
+        }
         for label in confirmed.iter().filter(|label| label.kind.is_builtin()) {
             let kind = &mut tally.kinds[label.kind.index() as usize];
             kind.confirmed += 1;
@@ -130,8 +149,10 @@ impl Serialize for Precision {
                 (kind.as_str().to_string(), value)
             })
             .collect();
-        let mut map = serializer.serialize_map(Some(2))?;
+        let mut map = serializer.serialize_map(Some(4))?;
         map.serialize_entry("reviewed", &self.reviewed)?;
+        map.serialize_entry("first_error_compared", &self.first_error_compared)?;
+        map.serialize_entry("first_error_right", &self.first_error_right)?;
         map.serialize_entry("kinds", &kinds)?;
         map.end()
     }

@@ -209,6 +209,7 @@ impl<F: KernelFloat> RotaryAttention<F> {
             let head_probs = &mut probs[j * len * len..(j + 1) * len * len];
             let head_queries = MatRef::rows(&queries[j * len * d..(j + 1) * len * d], len, d);
             matmul(
+                self.isa,
                 MatMut::rows(head_probs, len, len),
                 head_queries,
                 MatRef::rows(&keys, len, d).t(),
@@ -218,7 +219,13 @@ impl<F: KernelFloat> RotaryAttention<F> {
                 self.softmax_row(b, t, row);
             }
             let head_out = MatMut::rows(&mut out[j * len * d..(j + 1) * len * d], len, d);
-            matmul(head_out, MatRef::rows(head_probs, len, len), values, false);
+            matmul(
+                self.isa,
+                head_out,
+                MatRef::rows(head_probs, len, len),
+                values,
+                false,
+            );
         }
         (
             out,
@@ -263,12 +270,14 @@ impl<F: KernelFloat> RotaryAttention<F> {
                 1,
             );
             matmul(
+                self.isa,
                 MatMut::rows(&mut d_values, len, d),
                 MatRef::rows(probs, len, len).t(),
                 d_out,
                 j > 0,
             );
             matmul(
+                self.isa,
                 MatMut::rows(&mut d_scores, len, len),
                 d_out,
                 values.t(),
@@ -283,13 +292,14 @@ impl<F: KernelFloat> RotaryAttention<F> {
             let scores = MatRef::rows(&d_scores, len, len);
             let head_queries = MatRef::rows(&saved.queries[j * len * d..(j + 1) * len * d], len, d);
             matmul(
+                self.isa,
                 MatMut::rows(&mut d_keys, len, d),
                 scores.t(),
                 head_queries,
                 j > 0,
             );
             let rotated = MatMut::rows(&mut d_queries[j * len * d..(j + 1) * len * d], len, d);
-            matmul(rotated, scores, keys, false);
+            matmul(self.isa, rotated, scores, keys, false);
         }
         let mut row = vec![F::zero(); d];
         for t in 0..len {

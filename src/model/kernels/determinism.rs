@@ -84,7 +84,7 @@ fn forward_backward(output: &Tensor, weights: &Tensor, inputs: &[&Var]) -> Vec<V
 
 #[test]
 fn rms_norm_is_the_same_bits_on_any_pool() {
-    let isa = Isa::detect();
+    let isa = Isa::best();
     // 100 tasks of 256 rows: enough for the pool size and timing to change any tree of sums.
     let (x, w) = (random(&[25_600, 64]), random(&[64]));
     let weights = Tensor::randn(0f32, 1.0, (25_600, 64), &Device::Cpu).unwrap();
@@ -96,13 +96,13 @@ fn rms_norm_is_the_same_bits_on_any_pool() {
 
 #[test]
 fn linear_and_gated_projection_are_the_same_bits_on_any_pool() {
-    let isa = Isa::detect();
+    let isa = Isa::best();
     let (x, w) = (random(&[600, 256]), random(&[384, 256]));
     let (gate, up) = (random(&[512, 256]), random(&[512, 256]));
     let linear_weights = Tensor::randn(0f32, 1.0, (600, 384), &Device::Cpu).unwrap();
     let mlp_weights = Tensor::randn(0f32, 1.0, (600, 512), &Device::Cpu).unwrap();
     same_bits_on_every_pool("linear", || {
-        let y = linear_rows(x.as_tensor(), w.as_tensor()).unwrap();
+        let y = linear_rows(x.as_tensor(), w.as_tensor(), isa).unwrap();
         forward_backward(&y, &linear_weights, &[&x, &w])
     });
     same_bits_on_every_pool("gated projection", || {
@@ -121,7 +121,7 @@ fn linear_and_gated_projection_are_the_same_bits_on_any_pool() {
 
 #[test]
 fn attention_is_the_same_bits_on_any_pool() {
-    let isa = Isa::detect();
+    let isa = Isa::best();
     let geometry = AttentionGeometry {
         heads: 4,
         kv_heads: 2,
@@ -163,7 +163,7 @@ fn attention_is_the_same_bits_on_any_pool() {
 
 #[test]
 fn log_probs_and_entropy_are_the_same_bits_on_any_pool() {
-    let isa = Isa::detect();
+    let isa = Isa::best();
     let logits = random(&[8, 50, 2048]);
     let targets: Vec<u32> = (0..400).map(|i| (i * 37 + 1) % 2048).collect();
     let targets = Tensor::from_vec(targets, (8, 50), &Device::Cpu).unwrap();

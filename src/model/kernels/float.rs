@@ -1,6 +1,7 @@
 //! The element types the kernels run on: f32 through the vectorised primitives, f64 through
 //! plain loops (used by the float64 gradient checks).
 
+use super::gemm_isa::{self, Product};
 use super::{Isa, simd};
 use candle_core::WithDType;
 
@@ -23,9 +24,19 @@ pub trait KernelFloat: WithDType + num_traits::Float + Send + Sync {
         d_gate: &mut [Self],
         d_up: &mut [Self],
     );
+    /// Runs a gemm `product` on `isa` (f64 keeps gemm's own choice).
+    ///
+    /// # Safety
+    /// As `gemm_isa::run_f32`.
+    unsafe fn product(isa: Isa, product: Product<Self>, parallelism: gemm::Parallelism);
 }
 
 impl KernelFloat for f32 {
+    unsafe fn product(isa: Isa, product: Product<f32>, parallelism: gemm::Parallelism) {
+        // SAFETY: the caller's contract is `run_f32`'s.
+        unsafe { gemm_isa::run_f32(isa, product, parallelism) }
+    }
+
     fn exp_sum(isa: Isa, values: &mut [f32], shift: f32) -> f32 {
         simd::exp_sum(isa, values, shift)
     }
@@ -55,6 +66,11 @@ impl KernelFloat for f32 {
 }
 
 impl KernelFloat for f64 {
+    unsafe fn product(_: Isa, product: Product<f64>, parallelism: gemm::Parallelism) {
+        // SAFETY: the caller's contract is `run_any`'s.
+        unsafe { gemm_isa::run_any(product, 1.0, parallelism) }
+    }
+
     fn exp_sum(_: Isa, values: &mut [f64], shift: f64) -> f64 {
         let mut sum = 0.0;
         for value in values.iter_mut() {

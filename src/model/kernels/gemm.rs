@@ -1,8 +1,11 @@
-//! Single-threaded matrix products on strided views, for kernels that run many small
-//! products in parallel tasks (attention per sequence and head). A thin, bounds-checked layer
-//! over the `gemm` crate, which picks its AVX-512, FMA or scalar kernel at run time.
+//! Matrix products on strided views, single-threaded for kernels that run many small
+//! products in parallel tasks (attention per sequence and head) or spread over the pool. A
+//! thin, bounds-checked layer over the `gemm` crate, on the micro-kernel of the instruction
+//! set the caller names (`gemm_isa`).
 
+use super::Isa;
 use super::float::KernelFloat;
+use super::gemm_isa::Product;
 
 /// A read-only strided matrix: element `(i, j)` is `data[i·row_stride + j·col_stride]`.
 #[derive(Clone, Copy, Debug)]
@@ -104,22 +107,24 @@ fn span(rows: usize, cols: usize, row_stride: usize, col_stride: usize) -> usize
 
 /// `dst = lhs·rhs`, or `dst += lhs·rhs` when `accumulate`, on the calling thread.
 pub fn matmul<F: KernelFloat>(
+    isa: Isa,
     dst: MatMut<'_, F>,
     lhs: MatRef<'_, F>,
     rhs: MatRef<'_, F>,
     accumulate: bool,
 ) {
-    product(dst, lhs, rhs, accumulate, gemm::Parallelism::None);
+    product(isa, dst, lhs, rhs, accumulate, gemm::Parallelism::None);
 }
 
 /// `matmul` spread over the thread pool, for one large product.
 pub fn matmul_parallel<F: KernelFloat>(
+    isa: Isa,
     dst: MatMut<'_, F>,
     lhs: MatRef<'_, F>,
     rhs: MatRef<'_, F>,
     accumulate: bool,
 ) {
-    product(dst, lhs, rhs, accumulate, pool());
+    product(isa, dst, lhs, rhs, accumulate, pool());
 }
 
 /// The thread pool as gemm takes it.
@@ -135,7 +140,7 @@ fn pool() -> gemm::Parallelism {
 /// `lhs·rhs` as a new row-major matrix, spread over the thread pool. gemm writes each element
 /// of the fresh buffer once; it is never zeroed first (a large product's zeroing costs a
 /// pass over memory as long as the product's own output).
-pub fn new_product<F: KernelFloat>(lhs: MatRef<'_, F>, rhs: MatRef<'_, F>) -> Vec<F> {
+pub fn new_product<F: KernelFloat>(isa: Isa, lhs: MatRef<'_, F>, rhs: MatRef<'_, F>) -> Vec<F> {
     assert_eq!(
         lhs.cols, rhs.rows,
         "matmul shapes: {}×{} · {}×{}",
@@ -152,25 +157,20 @@ pub fn new_product<F: KernelFloat>(lhs: MatRef<'_, F>, rhs: MatRef<'_, F>) -> Ve
     // gemm reads no destination element and writes every one (depth > 0), so all elements
     // are initialised when the length is set.
     unsafe {
-        gemm::gemm(
-            rows,
-            cols,
-            depth,
-            out.as_mut_ptr(),
-            1,
-            stride(cols),
-            false,
-            lhs.data.as_ptr(),
-            stride(lhs.col_stride),
-            stride(lhs.row_stride),
-            rhs.data.as_ptr(),
-            stride(rhs.col_stride),
-            stride(rhs.row_stride),
-            F::one(),
-            F::one(),
-            false,
-            false,
-            false,
+        F::product(
+            isa,
+            Product {
+                m: rows,
+                n: cols,
+                k: depth,
+                dst: out.as_mut_ptr(),
+                dst_strides: (1, stride(cols)),
+                read_dst: false,
+                lhs: lhs.data.as_ptr(),
+                lhs_strides: (stride(lhs.col_stride), stride(lhs.row_stride)),
+                rhs: rhs.data.as_ptr(),
+                rhs_strides: (stride(rhs.col_stride), stride(rhs.row_stride)),
+            },
             pool(),
         );
         out.set_len(rows * cols);
@@ -179,6 +179,7 @@ pub fn new_product<F: KernelFloat>(lhs: MatRef<'_, F>, rhs: MatRef<'_, F>) -> Ve
 }
 
 fn product<F: KernelFloat>(
+    isa: Isa,
     dst: MatMut<'_, F>,
     lhs: MatRef<'_, F>,
     rhs: MatRef<'_, F>,
@@ -203,25 +204,20 @@ fn product<F: KernelFloat>(
     // `dst` is borrowed mutably and so cannot alias `lhs` or `rhs`, and gemm reads and writes
     // only elements of these views.
     unsafe {
-        gemm::gemm(
-            dst.rows,
-            dst.cols,
-            lhs.cols,
-            dst.data.as_mut_ptr(),
-            stride(dst.col_stride),
-            stride(dst.row_stride),
-            accumulate,
-            lhs.data.as_ptr(),
-            stride(lhs.col_stride),
-            stride(lhs.row_stride),
-            rhs.data.as_ptr(),
-            stride(rhs.col_stride),
-            stride(rhs.row_stride),
-            F::one(),
-            F::one(),
-            false,
-            false,
-            false,
+        F::product(
+            isa,
+            Product {
+                m: dst.rows,
+                n: dst.cols,
+                k: lhs.cols,
+                dst: dst.data.as_mut_ptr(),
+                dst_strides: (stride(dst.col_stride), stride(dst.row_stride)),
+                read_dst: accumulate,
+                lhs: lhs.data.as_ptr(),
+                lhs_strides: (stride(lhs.col_stride), stride(lhs.row_stride)),
+                rhs: rhs.data.as_ptr(),
+                rhs_strides: (stride(rhs.col_stride), stride(rhs.row_stride)),
+            },
             parallelism,
         );
     }
@@ -239,6 +235,7 @@ mod tests {
         // b is stored as [n, k]; the product uses its transpose.
         let mut out = vec![1.0f64; m * n];
         matmul(
+            Isa::best(),
             MatMut::rows(&mut out, m, n),
             MatRef::rows(&a, m, k),
             MatRef::rows(&b, n, k).t(),

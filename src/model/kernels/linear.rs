@@ -5,12 +5,12 @@
 
 use super::float::KernelFloat;
 use super::gemm::{MatRef, new_product};
-use super::host_view;
+use super::{Isa, host_view};
 use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
 
 /// `x·weightᵀ` for `x [rows, in]` and `weight [out, in]`: `[rows, out]`, differentiable in
-/// both.
-pub fn linear_rows(x: &Tensor, weight: &Tensor) -> Result<Tensor> {
+/// both, on `isa`.
+pub fn linear_rows(x: &Tensor, weight: &Tensor, isa: Isa) -> Result<Tensor> {
     let (_, in_dim) = x.dims2()?;
     let (_, weight_in) = weight.dims2()?;
     if in_dim != weight_in {
@@ -21,12 +21,16 @@ pub fn linear_rows(x: &Tensor, weight: &Tensor) -> Result<Tensor> {
         );
     }
     match x.dtype() {
-        DType::F32 | DType::F64 => x.contiguous()?.apply_op2(&weight.contiguous()?, Linear),
+        DType::F32 | DType::F64 => x
+            .contiguous()?
+            .apply_op2(&weight.contiguous()?, Linear { isa }),
         dtype => candle_core::bail!("linear: no kernel for {dtype:?}"),
     }
 }
 
-struct Linear;
+struct Linear {
+    isa: Isa,
+}
 
 fn contiguous<'a, F: KernelFloat>(storage: &'a CpuStorage, layout: &Layout) -> Result<&'a [F]> {
     match layout.contiguous_offsets() {
@@ -36,6 +40,7 @@ fn contiguous<'a, F: KernelFloat>(storage: &'a CpuStorage, layout: &Layout) -> R
 }
 
 fn forward<F: KernelFloat>(
+    isa: Isa,
     x: &[F],
     weight: &[F],
     rows: usize,
@@ -43,12 +48,13 @@ fn forward<F: KernelFloat>(
     out_dim: usize,
 ) -> Vec<F> {
     let weight_t = MatRef::rows(weight, out_dim, in_dim).t();
-    new_product(MatRef::rows(x, rows, in_dim), weight_t)
+    new_product(isa, MatRef::rows(x, rows, in_dim), weight_t)
 }
 
 /// The gradients of `x` and, when it is trained, of the weight (a frozen weight, as under
 /// LoRA, costs no product).
 fn backward<F: KernelFloat>(
+    isa: Isa,
     x: &Tensor,
     weight: &Tensor,
     grad: &Tensor,
@@ -64,9 +70,9 @@ fn backward<F: KernelFloat>(
         host_view::<F>(&w_storage, w_layout)?,
     );
     let dy = MatRef::rows(host_view::<F>(&dy_storage, dy_layout)?, rows, out_dim);
-    let dx = new_product(dy, MatRef::rows(w_values, out_dim, in_dim));
+    let dx = new_product(isa, dy, MatRef::rows(w_values, out_dim, in_dim));
     let dw = if weight.track_op() {
-        let dw = new_product(dy.t(), MatRef::rows(x_values, rows, in_dim));
+        let dw = new_product(isa, dy.t(), MatRef::rows(x_values, rows, in_dim));
         Some(Tensor::from_vec(dw, (out_dim, in_dim), weight.device())?)
     } else {
         None
@@ -90,6 +96,7 @@ impl CustomOp2 for Linear {
         let (out_dim, _) = w_layout.shape().dims2()?;
         let storage = match (x, w) {
             (CpuStorage::F32(_), CpuStorage::F32(_)) => CpuStorage::F32(forward::<f32>(
+                self.isa,
                 contiguous(x, x_layout)?,
                 contiguous(w, w_layout)?,
                 rows,
@@ -97,6 +104,7 @@ impl CustomOp2 for Linear {
                 out_dim,
             )),
             (CpuStorage::F64(_), CpuStorage::F64(_)) => CpuStorage::F64(forward::<f64>(
+                self.isa,
                 contiguous(x, x_layout)?,
                 contiguous(w, w_layout)?,
                 rows,
@@ -116,8 +124,8 @@ impl CustomOp2 for Linear {
         grad: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>)> {
         let (dx, dw) = match x.dtype() {
-            DType::F32 => backward::<f32>(x, weight, grad)?,
-            DType::F64 => backward::<f64>(x, weight, grad)?,
+            DType::F32 => backward::<f32>(self.isa, x, weight, grad)?,
+            DType::F64 => backward::<f64>(self.isa, x, weight, grad)?,
             dtype => candle_core::bail!("linear: no backward for {dtype:?}"),
         };
         Ok((Some(dx), dw))

@@ -88,8 +88,8 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
             contiguous::<F>(up, up_layout)?,
         );
         let input = MatRef::rows(x, rows, hidden);
-        let gate = new_product(input, MatRef::rows(gate_w, inner, hidden).t());
-        let up = new_product(input, MatRef::rows(up_w, inner, hidden).t());
+        let gate = new_product(self.isa, input, MatRef::rows(gate_w, inner, hidden).t());
+        let up = new_product(self.isa, input, MatRef::rows(up_w, inner, hidden).t());
         let mut out = parallel_zeros::<F>(rows * inner);
         out.par_chunks_mut(CHUNK)
             .zip(gate.par_chunks(CHUNK).zip(up.par_chunks(CHUNK)))
@@ -139,8 +139,9 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
             MatRef::rows(&d_up, rows, inner),
         );
         let input = MatRef::rows(x_values, rows, hidden);
-        let mut dx = new_product(d_gate, MatRef::rows(gate_values, inner, hidden));
+        let mut dx = new_product(self.isa, d_gate, MatRef::rows(gate_values, inner, hidden));
         matmul_parallel(
+            self.isa,
             MatMut::rows(&mut dx, rows, hidden),
             d_up,
             MatRef::rows(up_values, inner, hidden),
@@ -150,7 +151,7 @@ impl<F: KernelFloat> CustomOp3 for GatedProjection<F> {
             if !weight.track_op() {
                 return Ok(None);
             }
-            let grad = new_product(d_out.t(), input);
+            let grad = new_product(self.isa, d_out.t(), input);
             Ok(Some(Tensor::from_vec(
                 grad,
                 (inner, hidden),

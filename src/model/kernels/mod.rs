@@ -6,8 +6,9 @@
 //! Every kernel runs only on the CPU for f32 (and f64, so the float64 gradient check covers
 //! them); on other devices and dtypes the model takes the plain candle ops, which are also the
 //! reference every kernel is tested against. `Kernels` says which fused kernels a model uses;
-//! `Isa` which instruction set the hand-written loops run on (AVX-512 when the CPU has it,
-//! else AVX2 with FMA, else portable code; chosen at run time).
+//! `Isa` which instruction set the hand-written loops and the matrix products run on (the
+//! best this CPU and build have: AVX-512, else AVX2 with FMA, else portable code; or the one
+//! `ROLLSCOPE_ISA` names, so one machine reproduces another's run).
 //!
 //! Every kernel is a fixed function of its inputs, whatever the thread count or timing: work
 //! is split into tasks whose size follows from the shapes, and partial sums are combined in
@@ -22,6 +23,8 @@ mod decode_attention;
 mod determinism;
 mod float;
 mod gemm;
+mod gemm_isa;
+mod isa;
 mod linear;
 mod log_probs;
 mod mlp;
@@ -34,6 +37,7 @@ mod tile;
 
 pub use attention::{AttentionGeometry, RotaryTables, rotary_attention};
 pub use decode_attention::{DecodeRows, HostKv, PackedSequence, attend_packed};
+pub use isa::{ISA_ENV, Isa, IsaError};
 pub use linear::linear_rows;
 pub use log_probs::{fused_entropy, fused_token_log_probs};
 pub use mlp::gated_projection;
@@ -43,46 +47,6 @@ pub use swiglu::swiglu;
 
 use candle_core::{CpuStorage, DType, Device, Layout, Result, Storage, Tensor};
 use rayon::prelude::*;
-
-/// The instruction set the hand-written loops use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Isa {
-    /// AVX-512F intrinsics (16 f32 lanes).
-    Avx512,
-    /// AVX2 and FMA intrinsics (8 f32 lanes).
-    Avx2,
-    /// Plain Rust that the compiler vectorises for the baseline target.
-    Portable,
-}
-
-impl Isa {
-    /// The best instruction set this CPU supports.
-    pub fn detect() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            return Self::Avx512;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            return Self::Avx2;
-        }
-        Self::Portable
-    }
-
-    /// Every instruction set this CPU runs, portable first (the best one last).
-    pub fn available() -> Vec<Self> {
-        let best = Self::detect();
-        let mut isas = vec![Self::Portable];
-        if best == Self::Avx512 {
-            isas.push(Self::Avx2);
-        }
-        if best != Self::Portable {
-            isas.push(best);
-        }
-        isas
-    }
-}
 
 /// Which fused kernels a model uses; each off means the plain candle ops for that block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +97,7 @@ impl Kernels {
             decode: true,
             few_rows: true,
             shared_prefix: true,
-            isa: Isa::detect(),
+            isa: Isa::chosen(),
         }
     }
 
@@ -149,7 +113,7 @@ impl Kernels {
             decode: false,
             few_rows: false,
             shared_prefix: false,
-            isa: Isa::detect(),
+            isa: Isa::chosen(),
         }
     }
 
