@@ -20,6 +20,8 @@ mod engine_runs;
 mod fork_tree;
 #[path = "tui/label_kinds.rs"]
 mod label_kinds;
+#[path = "tui/prompt_keys.rs"]
+mod prompt_keys;
 #[path = "tui/reading.rs"]
 mod reading;
 #[path = "tui/remembered.rs"]

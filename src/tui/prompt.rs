@@ -1,5 +1,7 @@
 //! The one-line prompt at the bottom: `:` commands, `/` search, `n` notes, the Curate form's
-//! text fields. It takes every key while open.
+//! text fields. It takes every key while open: only Esc and Enter close it (Backspace on an
+//! empty prompt does nothing), and a submission that fails reopens it with its text and the
+//! error, so what was typed never falls through to the list's keys.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -47,6 +49,8 @@ pub struct Prompt {
     /// Whether the input is a recalled one shown selected: typing replaces it, backspace
     /// clears it, `→`/`End` keeps it for editing.
     pub selected: bool,
+    /// Why its last submission failed, shown above it until the next key.
+    pub error: Option<String>,
 }
 
 /// What a key did to the prompt.
@@ -63,11 +67,7 @@ pub enum PromptEvent {
 impl Prompt {
     /// An empty prompt.
     pub fn new(kind: PromptKind) -> Self {
-        Self {
-            kind,
-            input: String::new(),
-            selected: false,
-        }
+        Self::with_input(kind, "")
     }
 
     /// A prompt with text already in it.
@@ -76,6 +76,16 @@ impl Prompt {
             kind,
             input: input.to_string(),
             selected: false,
+            error: None,
+        }
+    }
+
+    /// The prompt again after its submission failed: the input kept for editing, the error
+    /// shown.
+    pub fn failed(kind: PromptKind, input: &str, error: impl Into<String>) -> Self {
+        Self {
+            error: Some(error.into()),
+            ..Self::with_input(kind, input)
         }
     }
 
@@ -88,10 +98,11 @@ impl Prompt {
     }
 
     /// Applies a key: characters type, backspace deletes, ctrl-u clears, enter submits,
-    /// esc cancels (as does backspace on an empty prompt). On a selected recalled input a
-    /// character replaces it and backspace clears it.
+    /// esc cancels; nothing else closes it. On a selected recalled input a character replaces
+    /// it and backspace clears it.
     pub fn key(&mut self, key: &KeyEvent) -> PromptEvent {
         let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        self.error = None;
         if std::mem::take(&mut self.selected) {
             match key.code {
                 KeyCode::Backspace => {
@@ -106,7 +117,6 @@ impl Prompt {
         match key.code {
             KeyCode::Enter => PromptEvent::Submitted(self.kind, self.input.trim().to_string()),
             KeyCode::Esc => PromptEvent::Cancelled,
-            KeyCode::Backspace if self.input.is_empty() => PromptEvent::Cancelled,
             KeyCode::Backspace => {
                 self.input.pop();
                 PromptEvent::Editing

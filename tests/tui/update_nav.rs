@@ -269,14 +269,13 @@ fn command_prompt_filters_sorts_themes_and_quits() {
     app.update(char_key(':'));
     type_text(&mut app, "filter step:x");
     assert!(app.update(key(KeyCode::Enter)).is_empty());
-    assert!(
-        app.status
-            .notice
-            .as_ref()
-            .unwrap()
-            .text
-            .contains("whole number")
-    );
+    let prompt = app
+        .prompt
+        .as_ref()
+        .expect("the filter's prompt opens again");
+    assert_eq!(prompt.input, "filter step:x");
+    assert!(prompt.error.as_ref().unwrap().contains("whole number"));
+    app.update(key(KeyCode::Esc));
     app.update(char_key(':'));
     type_text(&mut app, "q");
     app.update(key(KeyCode::Enter));

@@ -4,7 +4,7 @@ use super::{App, Tab};
 use crate::engine::{Command, Listing};
 use crate::store::{SortKey, check_query};
 use crate::tui::filter_expr;
-use crate::tui::prompt::PromptKind;
+use crate::tui::prompt::{Prompt, PromptKind};
 use crate::tui::theme::{BUILT_IN, Theme};
 
 /// The `:` commands, for the help overlay.
@@ -46,7 +46,7 @@ impl App {
             PromptKind::Search => {
                 let mut listing = self.tabs.rollouts.list.listing.clone();
                 listing.filter.full_text = (!input.is_empty()).then(|| input.to_string());
-                self.relist_checked(listing)
+                self.relist_checked(listing, kind, input)
             }
             PromptKind::Note => self.submit_note(input),
             PromptKind::Command => self.run_command(input),
@@ -60,16 +60,21 @@ impl App {
         }
     }
 
-    /// Relists unless the filter's full-text search does not parse (then says why, and the
-    /// list stays as it was).
-    fn relist_checked(&mut self, listing: Listing) -> Vec<Command> {
+    /// Relists unless the filter's full-text search does not parse: then the prompt it came
+    /// from opens again with its text and the error, and the list stays as it was.
+    fn relist_checked(&mut self, listing: Listing, kind: PromptKind, input: &str) -> Vec<Command> {
         if let Some(query) = &listing.filter.full_text
             && let Err(error) = check_query(query)
         {
-            self.warn(error.to_string());
+            self.reopen(kind, input, error.to_string());
             return Vec::new();
         }
         self.relist_to(listing)
+    }
+
+    /// Opens the prompt again after its submission failed.
+    fn reopen(&mut self, kind: PromptKind, input: &str, error: String) {
+        self.prompt = Some(Prompt::failed(kind, input, error));
     }
 
     fn relist_to(&mut self, listing: Listing) -> Vec<Command> {
@@ -99,10 +104,10 @@ impl App {
                         filter,
                         ..self.tabs.rollouts.list.listing.clone()
                     };
-                    self.relist_checked(listing)
+                    self.relist_checked(listing, PromptKind::Command, input)
                 }
                 Err(message) => {
-                    self.warn(message);
+                    self.reopen(PromptKind::Command, input, message);
                     Vec::new()
                 }
             },

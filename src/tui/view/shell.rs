@@ -77,6 +77,35 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(Line::from(tabs)), right);
 }
 
+/// Most lines a prompt's error takes above it.
+const PROMPT_ERROR_LINES: usize = 6;
+
+/// A failed submission's error, wrapped whole on the lines above the prompt.
+fn draw_prompt_error(frame: &mut Frame, prompt: Rect, app: &App, error: &str) {
+    let width = usize::from(prompt.width.saturating_sub(2)).max(1);
+    let mut lines: Vec<String> = textwrap::wrap(&inert(error), width)
+        .into_iter()
+        .map(|line| format!(" {line}"))
+        .collect();
+    if lines.len() > PROMPT_ERROR_LINES {
+        lines.truncate(PROMPT_ERROR_LINES);
+        if let Some(last) = lines.last_mut() {
+            *last = format!(
+                "{}…",
+                ellipsize(last, width.saturating_sub(1)).trim_end_matches('…')
+            );
+        }
+    }
+    let height = (lines.len() as u16).min(prompt.y);
+    let area = Rect::new(prompt.x, prompt.y - height, prompt.width, height);
+    let text: Vec<Line> = lines
+        .into_iter()
+        .map(|line| Line::from(span(&app.theme, Tone::Fail, line)))
+        .collect();
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(Paragraph::new(text).style(app.theme.base_style()), area);
+}
+
 /// Draws the bottom bar.
 pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
     if area.height == 0 {
@@ -97,6 +126,9 @@ pub fn draw_bottom(frame: &mut Frame, area: Rect, app: &App) {
             .saturating_add(width)
             .min(area.right().saturating_sub(1));
         frame.set_cursor_position(Position::new(x, area.y));
+        if let Some(error) = &prompt.error {
+            draw_prompt_error(frame, area, app, error);
+        }
         return;
     }
     let mut hints: Vec<Vec<Span>> = hints(app)
