@@ -91,7 +91,7 @@
 //! (`run::ask_run`), which the training process's follower thread applies to its
 //! `RunControl` between steps. Whoever reads a record whose process is gone sees it
 //! `Interrupted` (`run::observed`); resuming it starts a new process, and a run another live
-//! process trains is never resumed. Run ids are taken in one request (`Store::create_run`).
+//! process trains is never resumed. Every run (training, rollout, fork, evaluation, import) takes its id in one request (`Store::create_run`; the store offers no other way to get one).
 //!
 //! **A fork.** `rollscope fork` (or `F` in a TUI, launched in the background like a run)
 //! reads the parent and its task, resolves the policy that wrote it (`run::fork_policy_dir`)

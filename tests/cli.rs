@@ -8,6 +8,8 @@ mod fork;
 mod label_kinds;
 #[path = "cli/pipes.rs"]
 mod pipes;
+#[path = "cli/run_ids.rs"]
+mod run_ids;
 #[path = "cli/search.rs"]
 mod search;
 #[path = "cli/sessions.rs"]

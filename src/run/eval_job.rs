@@ -67,19 +67,19 @@ pub fn evaluate_model(
     anyhow::ensure!(!tasks.is_empty(), "the task set {} is empty", job.tasks);
     let owned: Vec<_> = tasks.iter().map(|t| t.as_ref().clone()).collect();
     context.store.put_tasks(&owned)?;
-    let run = context.store.next_run_id(RunKind::Eval)?;
     let mut info = RunInfo {
         config: serde_json::json!({"tasks": job.tasks.to_string(), "n": job.n, "pass_k": job.pass_k}),
         note: Some(format!("eval of {}", dir.display())),
         ..RunInfo::new(
-            run.clone(),
+            String::new(),
             RunKind::Eval,
             job.seed,
             dir.display().to_string(),
             1,
         )
     };
-    context.store.put_run(&info)?;
+    info.id = context.store.create_run(&info)?;
+    let run = info.id.clone();
     let rollout = RolloutConfig {
         tools: job.tools.clone(),
         ..Default::default()

@@ -91,9 +91,8 @@ pub fn run_fork_job(
         parents.push((parent, Arc::new(task)));
     }
     let (policy, policy_name, local) = build_policy(policy)?;
-    let run_id = store.next_run_id(RunKind::Rollout)?;
     let config = fork_config(context, job, job.parents.first());
-    let plan: Vec<(&Trajectory, Arc<Task>, Vec<ForkSpec>)> = parents
+    let mut plan: Vec<(&Trajectory, Arc<Task>, Vec<ForkSpec>)> = parents
         .into_iter()
         .map(|(parent, task)| {
             let turns: Vec<usize> = match job.turns {
@@ -107,7 +106,7 @@ pub fn run_fork_job(
                     edits: job.edits.clone(),
                     n: job.n,
                     seed: job.seed,
-                    run: run_id.clone(),
+                    run: String::new(),
                     policy_name: policy_name.clone(),
                     policy_version: job.policy_version,
                 })
@@ -126,14 +125,20 @@ pub fn run_fork_job(
         config: serde_json::to_value(&config)?,
         note: Some(fork_note(job)),
         ..RunInfo::new(
-            run_id.clone(),
+            String::new(),
             RunKind::Rollout,
             job.seed,
             policy_name.clone(),
             1,
         )
     };
-    store.put_run(&run)?;
+    run.id = store.create_run(&run)?;
+    let run_id = run.id.clone();
+    for (_, _, specs) in &mut plan {
+        for spec in specs {
+            spec.run = run_id.clone();
+        }
+    }
     let forked = fork_plan(context, &policy, &config, job, &plan, on_progress);
     drop(policy);
     if let Some(thread) = local {

@@ -121,7 +121,6 @@ pub fn run_rollout_job(
             (policy, dir.display().to_string(), Some(thread))
         }
     };
-    let run_id = store.next_run_id(RunKind::Rollout)?;
     let mut run = RunInfo {
         config: serde_json::to_value(&job.config)?,
         note: Some(format!(
@@ -131,14 +130,15 @@ pub fn run_rollout_job(
             job.group
         )),
         ..RunInfo::new(
-            run_id.clone(),
+            String::new(),
             RunKind::Rollout,
             job.config.seed,
             model_name,
             1,
         )
     };
-    store.put_run(&run)?;
+    run.id = store.create_run(&run)?;
+    let run_id = run.id.clone();
     let requests: Vec<RolloutRequest> = tasks
         .into_iter()
         .enumerate()

@@ -48,7 +48,6 @@ fn answer(store: &LocalStore, request: Request<'_>) -> StoreResult<Reply> {
         }
         Request::GetRun(id) => Reply::Run(store.get_run(&id)?.map(Box::new)),
         Request::Runs => Reply::Runs(store.runs()?),
-        Request::NextRunId(kind) => Reply::Text(store.next_run_id(kind)?),
         Request::CreateRun(run) => Reply::Text(store.create_run(&run)?),
         Request::SetRunProgress {
             run,

@@ -11,9 +11,7 @@ use super::{
     ChangeStamp, CompactionReport, Filter, Query, StoreError, StoreOptions, StoreResult, Summary,
     TextHits,
 };
-use crate::trajectory::{
-    ErrorKind, Label, MetricsRow, RunInfo, RunKind, Task, Trajectory, TrajectoryId,
-};
+use crate::trajectory::{ErrorKind, Label, MetricsRow, RunInfo, Task, Trajectory, TrajectoryId};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -274,14 +272,6 @@ impl Store {
     pub fn runs(&self) -> StoreResult<Vec<RunInfo>> {
         match self.call(Request::Runs)? {
             Reply::Runs(runs) => Ok(runs),
-            other => Err(unexpected(&other)),
-        }
-    }
-
-    /// The next free run id of a kind (`grpo-0003`).
-    pub fn next_run_id(&self, kind: RunKind) -> StoreResult<String> {
-        match self.call(Request::NextRunId(kind))? {
-            Reply::Text(id) => Ok(id),
             other => Err(unexpected(&other)),
         }
     }

@@ -83,8 +83,9 @@ impl LocalStore {
         Ok(runs)
     }
 
-    /// A fresh run id of a kind: `grpo-0007` when six runs exist.
-    pub fn next_run_id(&self, kind: RunKind) -> StoreResult<String> {
+    /// A fresh run id of a kind: `grpo-0007` when six runs exist. Only `create_run` takes
+    /// one, under the write guard, so no two runs get the same id.
+    pub(super) fn next_run_id(&self, kind: RunKind) -> StoreResult<String> {
         let runs = self.runs()?;
         let mut number = runs.len() + 1;
         loop {

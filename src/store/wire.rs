@@ -9,8 +9,7 @@ use super::labels::LabelEdit;
 use super::summary::ListedIds;
 use super::{CompactionReport, Filter, Query, StoreError, Summary, TextHits};
 use crate::trajectory::{
-    MetricsRow, RunActivity, RunInfo, RunKind, RunRequest, RunStatus, Task, Trajectory,
-    TrajectoryId,
+    MetricsRow, RunActivity, RunInfo, RunRequest, RunStatus, Task, Trajectory, TrajectoryId,
 };
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -18,7 +17,7 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 
 /// Bumped whenever a request or reply changes shape; client and server must agree.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// The largest frame either side reads: a bigger length is refused without reading it.
 pub const MAX_FRAME_BYTES: u32 = 256 * 1024 * 1024;
@@ -75,8 +74,6 @@ pub enum Request<'a> {
     GetRun(Cow<'a, str>),
     /// Every run's record.
     Runs,
-    /// The next free run id of a kind.
-    NextRunId(RunKind),
     /// Stores a new run under the next free id of its kind.
     CreateRun(Cow<'a, RunInfo>),
     /// Sets a run's status and step activity only.
