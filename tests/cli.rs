@@ -257,7 +257,7 @@ fn watch_follows_rows_appended_to_a_verl_metrics_file() {
     )
     .unwrap();
     let once = stdout(rollscope(dir.path()).args(["watch", "--once"]).arg(&path));
-    assert!(once.contains("0.2500"), "{once}");
+    assert!(once.contains("0.25"), "{once}");
 
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rollscope"))
         .args(["watch", "--every", "0.05"])
@@ -289,7 +289,7 @@ fn watch_follows_rows_appended_to_a_verl_metrics_file() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(
-        next.trim_start().starts_with('2') && next.contains("0.7500"),
+        next.trim_start().starts_with('2') && next.contains("0.75"),
         "{next}"
     );
 }

@@ -3,6 +3,7 @@
 //! (`watch_run`); the printing is here.
 
 use super::Cli;
+use crate::figures::significant;
 use crate::formats::{MetricsFollower, Problem};
 use crate::trajectory::MetricsRow;
 use crate::trajectory::metric;
@@ -197,8 +198,9 @@ impl Printer {
                 .columns
                 .iter()
                 .map(|name| {
-                    row.get(name)
-                        .map_or(format!("{:>12}", "–"), |value| format!("{value:>12.4}"))
+                    row.get(name).map_or(format!("{:>12}", "–"), |value| {
+                        format!("{:>12}", significant(value, 4))
+                    })
                 })
                 .collect();
             println!("{:>6} {}", row.step, cells.join(" "));

@@ -1,6 +1,7 @@
 //! The group screen: the samples of a GRPO group side by side, and a diff of two of them.
 
 use super::widgets::{decimal, label_letters, line, pane, span, verdict_style};
+use crate::figures::significant;
 use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::layout;
@@ -40,7 +41,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [title_area, area] =
         Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
     let (table_area, diff_area) = layout::group(area);
-    let rewards: Vec<String> = state.rewards().iter().map(|r| format!("{r:.0}")).collect();
+    let rewards: Vec<String> = state
+        .rewards()
+        .iter()
+        .map(|&reward| significant(reward, 3))
+        .collect();
     let (mean, std) = state.reward_stats();
     let mut title = vec![span(
         theme,
@@ -62,8 +67,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         theme,
         Tone::Muted,
         format!(
-            "· rewards {} · mean {mean:.2} · std {std:.2} ",
-            rewards.join(" ")
+            "· rewards {} · mean {} · std {} ",
+            rewards.join(" "),
+            significant(mean, 3),
+            significant(std, 3)
         ),
     ));
     if state.zero_variance() {

@@ -2,6 +2,7 @@
 
 use super::widgets::{gauge, label_marks, pane, shown_labels, span};
 use crate::curate::labels::LabelKinds;
+use crate::figures::significant;
 use crate::text::{clip, inert};
 use crate::trajectory::{Role, Trajectory};
 use crate::tui::app::App;
@@ -64,9 +65,13 @@ fn title<'a>(theme: &Theme, trajectory: &Trajectory, blind: bool) -> Vec<Span<'a
         let components: Vec<String> = reward
             .components
             .iter()
-            .map(|(name, value)| format!("{} {value:.0}", inert(name)))
+            .map(|(name, value)| format!("{} {}", inert(name), significant(*value, 3)))
             .collect();
-        parts.push(span(theme, tone, format!("· reward {:.2} ", reward.total)));
+        parts.push(span(
+            theme,
+            tone,
+            format!("· reward {} ", significant(reward.total, 3)),
+        ));
         if !components.is_empty() {
             parts.push(span(
                 theme,
