@@ -93,15 +93,19 @@ fn a_bad_config_value_names_the_field() {
 fn a_tensor_of_the_wrong_shape_or_a_missing_tensor_is_named() {
     let dir = fixture_copy("tiny-qwen2");
     let name = "model.layers.1.mlp.up_proj.weight";
+    let mut right = Vec::new();
     rewrite_weights(dir.path(), |tensors| {
+        right = tensors[name].dims().to_vec();
+        let wrong = (right[0] + 1, right[1]);
         tensors.insert(
             name.into(),
-            Tensor::zeros((64, 64), DType::F32, &Device::Cpu).unwrap(),
+            Tensor::zeros(wrong, DType::F32, &Device::Cpu).unwrap(),
         );
     });
+    let wrong = vec![right[0] + 1, right[1]];
     let error = load_error(dir.path());
     assert!(
-        matches!(&error, ModelError::TensorShape { found, expected, .. } if found == &[64, 64] && expected == &[128, 64]),
+        matches!(&error, ModelError::TensorShape { found, expected, .. } if found == &wrong && expected == &right),
         "{error}"
     );
     let message = error.to_string();

@@ -157,20 +157,26 @@ fn the_loader_reads_the_transformers_4_layout_too() {
     let config_path = dir.path().join("config.json");
     let mut config: Value =
         serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
-    let theta = config["rope_parameters"]["rope_theta"].clone();
+    // Into the transformers-4 layout, whichever layout the fixture is in: `rope_theta` at the
+    // top level, the chat template inside `tokenizer_config.json`.
     let object = config.as_object_mut().unwrap();
-    object.remove("rope_parameters");
-    object.insert("rope_theta".into(), theta);
-    object.insert("rope_scaling".into(), Value::Null);
+    if let Some(parameters) = object.remove("rope_parameters") {
+        object.insert("rope_theta".into(), parameters["rope_theta"].clone());
+        object.insert("rope_scaling".into(), Value::Null);
+    }
     std::fs::write(&config_path, config.to_string()).unwrap();
     let template_path = dir.path().join("chat_template.jinja");
-    let template = std::fs::read_to_string(&template_path).unwrap();
-    std::fs::remove_file(&template_path).unwrap();
-    let tokenizer_config_path = dir.path().join("tokenizer_config.json");
-    let mut tokenizer_config: Value =
-        serde_json::from_str(&std::fs::read_to_string(&tokenizer_config_path).unwrap()).unwrap();
-    tokenizer_config["chat_template"] = Value::String(template);
-    std::fs::write(&tokenizer_config_path, tokenizer_config.to_string()).unwrap();
+    let separate_template = template_path.is_file();
+    if separate_template {
+        let template = std::fs::read_to_string(&template_path).unwrap();
+        std::fs::remove_file(&template_path).unwrap();
+        let tokenizer_config_path = dir.path().join("tokenizer_config.json");
+        let mut tokenizer_config: Value =
+            serde_json::from_str(&std::fs::read_to_string(&tokenizer_config_path).unwrap())
+                .unwrap();
+        tokenizer_config["chat_template"] = Value::String(template);
+        std::fs::write(&tokenizer_config_path, tokenizer_config.to_string()).unwrap();
+    }
 
     let model = rollscope::model::LanguageModel::load(dir.path(), &Default::default()).unwrap();
     let original = load_fixture("tiny-qwen3");
@@ -189,10 +195,12 @@ fn the_loader_reads_the_transformers_4_layout_too() {
         ),
         expected
     );
-    assert!(
+    assert_eq!(
         fixture_dir("tiny-qwen3")
             .join("chat_template.jinja")
-            .is_file()
+            .is_file(),
+        separate_template,
+        "the fixture itself is untouched"
     );
 }
 
