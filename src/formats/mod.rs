@@ -37,6 +37,7 @@ mod openhands_events;
 mod options;
 mod otel;
 mod otel_genai;
+mod otel_span;
 mod parquet;
 mod parquet_write;
 mod prm800k;

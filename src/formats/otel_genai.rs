@@ -10,7 +10,7 @@
 //! reason stay on each assistant message; the trace id, service and agent on the trajectory.
 
 use super::context::{Context, TaskDraft};
-use super::otel::Span;
+use super::otel_span::Span;
 use super::{Item, chat};
 use crate::trajectory::{Message, Role, ToolCall, Trajectory};
 use serde_json::{Map, Value, json};

@@ -57,6 +57,14 @@ impl<'a> Context<'a> {
         })
     }
 
+    /// Whether step `index` is the last of its message (the step a message's tool calls
+    /// belong to).
+    pub fn last_of_message(&self, index: usize) -> bool {
+        self.steps
+            .get(index + 1)
+            .is_none_or(|next| Some(next.message) != self.steps.get(index).map(|at| at.message))
+    }
+
     /// The index of the last step, as a label's step.
     pub fn last_step(&self) -> u32 {
         u32::try_from(self.steps.len().saturating_sub(1)).unwrap_or(u32::MAX)

@@ -22,11 +22,7 @@ fn malformed_calls(context: &Context<'_>) -> Vec<Evidence> {
     let messages = &context.trajectory.messages;
     let mut found = Vec::new();
     for (index, location) in context.steps.iter().enumerate() {
-        let last_of_message = context
-            .steps
-            .get(index + 1)
-            .is_none_or(|next| next.message != location.message);
-        if !last_of_message {
+        if !context.last_of_message(index) {
             continue;
         }
         let notes: Vec<String> = messages[location.message]

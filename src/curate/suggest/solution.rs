@@ -212,7 +212,7 @@ pub fn evidence(context: &Context<'_>, solution: &Solution) -> Vec<Evidence> {
     let mut malformed_before = false;
     for (index, location) in context.steps.iter().enumerate() {
         let step = index as u32;
-        let first_of_message = index == 0 || context.steps[index - 1].message != location.message;
+        let first_of_message = index == 0 || context.last_of_message(index - 1);
         if first_of_message {
             results.extend(
                 preceding_results(messages, location.message)
@@ -226,11 +226,7 @@ pub fn evidence(context: &Context<'_>, solution: &Solution) -> Vec<Evidence> {
             }
             results.extend(crate::agent::answer::answer_value(&claim.text));
         }
-        let last_of_message = context
-            .steps
-            .get(index + 1)
-            .is_none_or(|next| next.message != location.message);
-        if !last_of_message {
+        if !context.last_of_message(index) {
             continue;
         }
         let mut malformed = false;
