@@ -22,8 +22,17 @@ fn enter_opens_from_the_preview_without_a_load_and_turns_step() {
     );
     act(&mut app, &[Action::Right]);
     assert_eq!(app.tabs.rollouts.trajectory.current_step(), Some(1));
+    // Scrolling stops where the last page shows full: a turn that fits the pane stays put.
+    let page = rollscope::tui::layout::pane_rows(app.viewport);
+    let last_top = app.tabs.rollouts.trajectory.rows.len().saturating_sub(page);
     act(&mut app, &[Action::Down, Action::Down, Action::Up]);
-    assert_eq!(app.tabs.rollouts.trajectory.scroll, 1);
+    assert_eq!(app.tabs.rollouts.trajectory.scroll, 1.min(last_top));
+    act(&mut app, &[Action::Bottom]);
+    assert_eq!(
+        app.tabs.rollouts.trajectory.scroll, last_top,
+        "End: the last page, full"
+    );
+    act(&mut app, &[Action::Top]);
     assert_eq!(app.tabs.rollouts.trajectory.current_step(), Some(1));
     for _ in 0..20 {
         act(&mut app, &[Action::Right]);

@@ -268,7 +268,8 @@ impl TrajectoryState {
             return token_action(cursor, action, count);
         }
         let sections = open.sections.len();
-        let last_line = self.rows.len().saturating_sub(1);
+        // The top line that shows the last page full: End goes there, and no key scrolls past.
+        let last_line = self.rows.len().saturating_sub(page.max(1));
         match action {
             Action::Right if self.section + 1 < sections => self.go_to(self.section + 1),
             Action::Left if self.section > 0 => self.go_to(self.section - 1),
