@@ -10,10 +10,11 @@
 //! | reasoning | any other failure: at the first step whose Monte-Carlo score drops, else the first low-scoring step, else the last step |
 //!
 //! A failure on a task that offers tools and carries an annotated worked solution (the
-//! generated families, GSM8K in the agent loop) is also diagnosed against that solution (`solution`: each wrong step and its kind, from which numbers and operations each
-//! calculation takes, and how the answer relates to the last result); the understanding rules
-//! run where neither it nor the calculation rule found an error, the reasoning rule where
-//! nothing was found at all.
+//! generated families, GSM8K in the agent loop) is also diagnosed against that solution
+//! (`solution`: each wrong step and its kind, from which numbers and operations each
+//! calculation takes, and how the answer relates to the last result); the understanding
+//! rules run where neither it nor the calculation rule found an error, the reasoning rule
+//! where nothing but format errors was found and an answer was given.
 
 mod calculation;
 mod context;
@@ -51,25 +52,26 @@ pub fn suggest(trajectory: &Trajectory, task: Option<&Task>, time: i64) -> Vec<L
     let mut found = calculation::evidence(&context);
     found.extend(format::evidence(&context));
     if context.failed() {
+        let only_format = |found: &[Evidence]| {
+            found
+                .iter()
+                .all(|evidence| evidence.kind == ErrorKind::Format)
+        };
         let agentic = task.filter(|task| !task.tools.is_empty());
-        match agentic.and_then(solution::Solution::of) {
+        let needs_reasoning = match agentic.and_then(solution::Solution::of) {
             Some(solution) => {
                 found.extend(solution::evidence(&context, &solution));
-                let only_format = |found: &[Evidence]| {
-                    found
-                        .iter()
-                        .all(|evidence| evidence.kind == ErrorKind::Format)
-                };
                 if only_format(&found) {
                     found.extend(understanding::evidence(&context));
                 }
-                if only_format(&found) && context.answer_value.is_some() {
-                    found.extend(reasoning::evidence(&context));
-                }
+                only_format(&found) && (found.is_empty() || context.answer_value.is_some())
             }
-            None => found.extend(understanding::evidence(&context)),
-        }
-        if found.is_empty() {
+            None => {
+                found.extend(understanding::evidence(&context));
+                found.is_empty()
+            }
+        };
+        if needs_reasoning {
             found.extend(reasoning::evidence(&context));
         }
     }
