@@ -1,4 +1,5 @@
-//! Small statistics the reports share: a success rate with its Wilson score interval.
+//! Small statistics the reports share: a success rate with its Wilson score interval, and
+//! the paired difference of two success rates on the same items.
 
 use serde::Serialize;
 
@@ -52,9 +53,134 @@ impl SuccessRate {
     }
 }
 
+/// Two policies' verdicts on the same items (tasks), compared pair by pair: the
+/// difference of their success rates with a 95% interval that uses the pairing (the
+/// variance of the per-item differences, the normal approximation of Newcombe's method 10's
+/// setting), far narrower than two independent intervals when most items agree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PairedDifference {
+    /// Items both were judged on.
+    pub items: usize,
+    /// Successes of the first.
+    pub first: usize,
+    /// Successes of the second.
+    pub second: usize,
+    /// Items only the first passed.
+    pub only_first: usize,
+    /// Items only the second passed.
+    pub only_second: usize,
+}
+
+impl PairedDifference {
+    /// Pairs verdicts by item; items only one side has are left out.
+    pub fn of<'a>(
+        first: impl IntoIterator<Item = (&'a str, bool)>,
+        second: impl IntoIterator<Item = (&'a str, bool)>,
+    ) -> Self {
+        let first: std::collections::HashMap<&str, bool> = first.into_iter().collect();
+        let mut pairs = Self::default();
+        for (item, passed) in second {
+            let Some(&before) = first.get(item) else {
+                continue;
+            };
+            pairs.items += 1;
+            pairs.first += usize::from(before);
+            pairs.second += usize::from(passed);
+            pairs.only_first += usize::from(before && !passed);
+            pairs.only_second += usize::from(passed && !before);
+        }
+        pairs
+    }
+
+    /// Second's rate minus first's.
+    pub fn difference(self) -> f64 {
+        if self.items == 0 {
+            return 0.0;
+        }
+        (self.only_second as f64 - self.only_first as f64) / self.items as f64
+    }
+
+    /// The 95% interval of the difference: ± z times the standard error of the mean
+    /// per-item difference (each −1, 0 or +1).
+    pub fn interval_95(self) -> (f64, f64) {
+        if self.items < 2 {
+            return (-1.0, 1.0);
+        }
+        let n = self.items as f64;
+        let mean = self.difference();
+        let squares = (self.only_first + self.only_second) as f64 / n;
+        let variance = (squares - mean * mean) * n / (n - 1.0);
+        let half = Z_95 * (variance.max(0.0) / n).sqrt();
+        ((mean - half).max(-1.0), (mean + half).min(1.0))
+    }
+
+    /// Whether the interval leaves out zero.
+    pub fn resolved(self) -> bool {
+        let (low, high) = self.interval_95();
+        low > 0.0 || high < 0.0
+    }
+
+    /// `+7.5 points (95% CI +3.9 to +11.1, 600 paired tasks; 12 lost, 57 gained)`.
+    pub fn describe(self) -> String {
+        let (low, high) = self.interval_95();
+        format!(
+            "{:+.1} points (95% CI {:+.1} to {:+.1}, {} paired; {} lost, {} gained)",
+            100.0 * self.difference(),
+            100.0 * low,
+            100.0 * high,
+            self.items,
+            self.only_first,
+            self.only_second
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paired_difference_counts_the_discordant_items() {
+        let first = [
+            ("a", true),
+            ("b", false),
+            ("c", false),
+            ("d", true),
+            ("x", true),
+        ];
+        let second = [
+            ("a", true),
+            ("b", true),
+            ("c", true),
+            ("d", false),
+            ("y", false),
+        ];
+        let pairs = PairedDifference::of(first, second);
+        assert_eq!((pairs.items, pairs.first, pairs.second), (4, 2, 3));
+        assert_eq!((pairs.only_first, pairs.only_second), (1, 2));
+        assert!((pairs.difference() - 0.25).abs() < 1e-12);
+        // Per-item differences 0, +1, +1, −1: mean 0.25, sample variance 11/12.
+        let half = Z_95 * (11.0_f64 / 12.0 / 4.0).sqrt();
+        let (low, high) = pairs.interval_95();
+        assert!(
+            (low - (0.25 - half)).abs() < 1e-12 && (high - (0.25 + half).min(1.0)).abs() < 1e-12
+        );
+        assert!(!pairs.resolved());
+        let many_gains: Vec<(String, bool)> =
+            (0..400).map(|i| (i.to_string(), i % 10 == 0)).collect();
+        let after: Vec<(String, bool)> = (0..400).map(|i| (i.to_string(), i % 10 < 3)).collect();
+        let pairs = PairedDifference::of(
+            many_gains.iter().map(|(k, v)| (k.as_str(), *v)),
+            after.iter().map(|(k, v)| (k.as_str(), *v)),
+        );
+        assert_eq!((pairs.only_first, pairs.only_second), (0, 80));
+        assert!(pairs.resolved());
+        assert!(
+            pairs.describe().starts_with("+20.0 points (95% CI +16"),
+            "{}",
+            pairs.describe()
+        );
+    }
 
     #[test]
     fn wilson_intervals_match_the_published_values() {

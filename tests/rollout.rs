@@ -3,6 +3,8 @@
 
 #[path = "rollout/fork.rs"]
 mod fork;
+#[path = "rollout/repair.rs"]
+mod repair;
 #[path = "rollout/scripted.rs"]
 mod scripted;
 #[path = "rollout/serve.rs"]

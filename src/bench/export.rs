@@ -144,6 +144,7 @@ pub fn bench_export(
             options: ExportOptions::default(),
             path: out_dir.join(format!("export-{index}.jsonl")),
             session: None,
+            repairs: Vec::new(),
         };
         let started = Instant::now();
         let report = export_selection(&store, &request, &mut |_, _| {})?;

@@ -27,7 +27,10 @@ pub struct LoopArgs {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Select by the verifier alone (no process scores, no labels), `loop.select.per_task`
-    /// kept: the ablation that shows what the labels add.
+    /// kept: the ablation that shows what the labels add. The four arms from one policy:
+    /// `--verifier-only --set loop.repair.samples=0` (verifier alone), `--set
+    /// loop.repair.samples=0` (labels as a filter), the preset (filter + repair),
+    /// `--verifier-only` (repair alone).
     #[arg(long)]
     pub verifier_only: bool,
     /// Device and dtype.
@@ -104,6 +107,7 @@ impl LoopView {
             }
             LoopEvent::EvalProgress { done, total } => self.advance("eval", done, total),
             LoopEvent::Rollout(progress) => self.advance("samples", progress.done, progress.total),
+            LoopEvent::RepairProgress { done, total } => self.advance("repairs", done, total),
             LoopEvent::Evaluated(outcome) => {
                 self.bar.finish_and_clear();
                 if !self.json {
@@ -153,6 +157,7 @@ fn summary_lines(outcome: &LoopOutcome) -> Vec<String> {
             selection.samples_below_prm,
             outcome.selection_file.display()
         ),
+        repair_line(outcome),
         format!(
             "RS-SFT {}: {} after {} steps · policy {}",
             outcome.sft.run,
@@ -162,8 +167,8 @@ fn summary_lines(outcome: &LoopOutcome) -> Vec<String> {
         ),
         String::new(),
         format!(
-            "{:<22} {:>8} {:>8} {:>14}",
-            "held-out (greedy)", "before", "after", "change"
+            "{:<22} {:>8} {:>8}  change, paired by task",
+            "held-out (greedy)", "before", "after"
         ),
     ];
     for comparison in &outcome.evals {
@@ -172,11 +177,11 @@ fn summary_lines(outcome: &LoopOutcome) -> Vec<String> {
             comparison.after.eval.figures.accuracy,
         );
         lines.push(format!(
-            "{:<22} {:>7.1}% {:>7.1}% {:>+8.1} points",
+            "{:<22} {:>7.1}% {:>7.1}%  {}",
             comparison.tasks.to_string(),
             100.0 * before,
             100.0 * after,
-            100.0 * (after - before)
+            comparison.change.describe()
         ));
     }
     lines.push(String::new());
@@ -204,6 +209,24 @@ fn summary_lines(outcome: &LoopOutcome) -> Vec<String> {
     lines
 }
 
+/// What the repair stage did, in a line.
+fn repair_line(outcome: &LoopOutcome) -> String {
+    let repair = &outcome.repair;
+    let Some(run) = &repair.run else {
+        return "repair: no labelled failure to resample (loop.repair.samples, loop.repair.scope)"
+            .into();
+    };
+    format!(
+        "repair {run}: {} failures resampled from their first wrong turn ({} placed by a person's label) · {} of {} continuations passed · kept {} samples of {} tasks",
+        repair.failures,
+        repair.by_hand,
+        repair.passed,
+        repair.continuations,
+        repair.repairs.len(),
+        repair.tasks()
+    )
+}
+
 /// The outcome as JSON.
 fn summary_json(outcome: &LoopOutcome) -> serde_json::Value {
     let evals: Vec<serde_json::Value> = outcome
@@ -214,6 +237,7 @@ fn summary_json(outcome: &LoopOutcome) -> serde_json::Value {
                 "tasks": c.tasks.to_string(),
                 "before": {"run": c.before.eval.run, "figures": c.before.eval.figures, "errors": c.before.errors},
                 "after": {"run": c.after.eval.run, "figures": c.after.eval.figures, "errors": c.after.errors},
+                "change": c.change,
             })
         })
         .collect();
@@ -223,6 +247,7 @@ fn summary_json(outcome: &LoopOutcome) -> serde_json::Value {
         "suggestions": outcome.suggestions,
         "rules": outcome.rules,
         "selection": outcome.selection,
+        "repair": outcome.repair,
         "selection_file": outcome.selection_file,
         "sft": {"run": outcome.sft.run, "status": outcome.sft.status.as_str(), "step": outcome.sft.step, "model": outcome.sft.model},
         "evals": evals,

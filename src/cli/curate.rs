@@ -266,6 +266,7 @@ pub fn select(cli: &Cli, args: &SelectArgs) -> anyhow::Result<()> {
         },
         path: path.clone(),
         session: Some(cli.session.clone()),
+        repairs: Vec::new(),
     };
     let report = crate::curate::export_selection(&store, &request, &mut |_, _| {})?;
     if cli.json {

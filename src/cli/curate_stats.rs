@@ -23,6 +23,17 @@ pub struct StatsArgs {
     /// With --agreement: list the steps where the authors differ, with each one's kinds.
     #[arg(long, requires = "agreement")]
     pub disagreements: bool,
+    /// Compare two evaluation runs task by task instead, `--paired BEFORE,AFTER`: the
+    /// difference of their greedy accuracy on the tasks both attempted, with a 95% interval
+    /// that uses the pairing, and the tasks lost and gained.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        num_args = 1,
+        value_name = "RUN,RUN",
+        conflicts_with = "agreement"
+    )]
+    pub paired: Vec<String>,
     /// Which trajectories.
     #[command(flatten)]
     pub filter: FilterArgs,
@@ -31,6 +42,23 @@ pub struct StatsArgs {
 /// `rollscope stats`.
 pub fn stats(cli: &Cli, args: &StatsArgs) -> anyhow::Result<()> {
     let store = cli.open_store()?;
+    if !args.paired.is_empty() {
+        let [first, second] = args.paired.as_slice() else {
+            anyhow::bail!("--paired takes two evaluation runs, e.g. --paired eval-0001,eval-0002");
+        };
+        let pairs = crate::curate::analysis::paired_runs(&store, first, second)?;
+        if cli.json {
+            println!("{}", crate::text_json::inert_json_pretty(&pairs)?);
+        } else {
+            println!(
+                "{first} {:.1}% → {second} {:.1}%: {}",
+                100.0 * pairs.first as f64 / pairs.items.max(1) as f64,
+                100.0 * pairs.second as f64 / pairs.items.max(1) as f64,
+                pairs.describe()
+            );
+        }
+        return Ok(());
+    }
     let analysis = crate::curate::analyse(&store, &args.filter.to_filter(cli)?)?;
     if cli.json {
         println!("{}", crate::text_json::inert_json_pretty(&analysis)?);

@@ -136,6 +136,7 @@ pub fn export(cli: &Cli, args: &ExportArgs) -> anyhow::Result<()> {
                 options,
                 path: path.clone(),
                 session: Some(cli.session.clone()),
+                repairs: Vec::new(),
             };
             let report = curate::export_selection(&store, &request, &mut |_, _| {})?;
             eprintln!(

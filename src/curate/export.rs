@@ -8,6 +8,7 @@
 use super::manifest::{ExportCounts, Manifest, hex, sources};
 pub use super::records::decode_threads;
 use super::records::map_records;
+use super::repair::Repair;
 use super::select::{SelectionRules, select_from};
 use super::tasks::TaskIndex;
 use crate::formats::{self, ExportItem, ExportOptions, Format};
@@ -38,6 +39,9 @@ pub struct ExportRequest {
     pub path: PathBuf,
     /// The session's name, for the manifest.
     pub session: Option<String>,
+    /// Repaired samples written after the selection, whatever the filter (the badcase
+    /// loop's repair stage); the manifest lists them with the labels behind them.
+    pub repairs: Vec<Repair>,
 }
 
 /// What an export wrote.
@@ -77,7 +81,7 @@ pub fn export_selection(
         ..Query::default()
     })?;
     let tasks = TaskIndex::load(store)?;
-    let (chosen, preview): (Vec<Summary>, _) = match &request.selection {
+    let (mut chosen, preview): (Vec<Summary>, _) = match &request.selection {
         Some(rules) => {
             let selection = select_from(&summaries, &tasks, rules, &mut |id| {
                 store
@@ -88,6 +92,15 @@ pub fn export_selection(
         }
         None => (summaries.clone(), None),
     };
+    let already: std::collections::HashSet<TrajectoryId> =
+        chosen.iter().map(|summary| summary.id).collect();
+    for repair in &request.repairs {
+        if !already.contains(&repair.sample) {
+            chosen.push(store.summary_of(repair.sample)?.with_context(|| {
+                format!("the repaired sample {} is not in the store", repair.sample)
+            })?);
+        }
+    }
     let ids: Vec<TrajectoryId> = chosen.iter().map(|summary| summary.id).collect();
     let path = &request.path;
     if let Some(parent) = path
@@ -164,6 +177,7 @@ pub fn export_selection(
             left_out_by_format: ids.len().saturating_sub(written),
         },
         sources: sources(&chosen),
+        repairs: request.repairs.clone(),
     };
     let manifest_path = Manifest::path_for(path);
     manifest.write(&manifest_path)?;

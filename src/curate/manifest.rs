@@ -2,6 +2,7 @@
 //! which rules, from which runs and policy versions, how many records, the file's SHA-256,
 //! when and by which Rollscope — so a dataset can be traced back to its rollouts.
 
+use super::repair::Repair;
 use super::select::{SelectionPreview, SelectionRules};
 use crate::formats::ExportOptions;
 use crate::store::{Filter, Summary};
@@ -67,6 +68,10 @@ pub struct Manifest {
     pub counts: ExportCounts,
     /// Runs and policy versions the exported trajectories were sampled by.
     pub sources: Vec<RunVersions>,
+    /// The repaired samples among them: which failure each continues, from which turn, and
+    /// the label (a person's or a suggestion) that placed the repair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<Repair>,
 }
 
 impl Manifest {

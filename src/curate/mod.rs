@@ -14,6 +14,7 @@ pub mod labels;
 pub mod manifest;
 mod numbers;
 mod records;
+pub mod repair;
 pub mod select;
 pub mod suggest;
 mod tasks;

@@ -1,32 +1,38 @@
 //! The badcase loop (`rollscope loop`), after the main job's GRPO: the policy is evaluated,
 //! samples N attempts of every training task (the badcase pass), the suggestion rules label
 //! them, a best-of-N selection keeps the verified successes the labels and process scores
-//! support, an SFT run trains the policy on them (with earlier SFT data replayed), and the
-//! result is evaluated on the same held-out sets. Every stage is a run of the session, so
+//! support, the labelled failures of tasks it found nothing for are repaired (resampled from
+//! their first wrong turn, `run::repair`), an SFT run trains the policy on both (with
+//! earlier SFT data replayed), and the result is evaluated on the same held-out sets. Every stage is a run of the session, so
 //! `stats` compares the two policies' accuracy and error counts per kind.
 
 use super::config::SftSource;
 use super::control::RunEvent;
+use super::repair::{RepairOutcome, RepairRequest, run_repair};
 use super::{
     EvalJob, EvalJobOutcome, JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, RunConfig,
     RunContext, RunOutcome, evaluate_model, run_rollout_job, starting_model, train_sft,
 };
 use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
+use crate::curate::analysis::paired_runs;
 use crate::curate::suggest::{SuggestionCounts, write_suggestions};
-use crate::curate::{ExportRequest, SelectionPreview, SelectionRules, export_selection};
+use crate::curate::{ExportRequest, SelectionPreview, SelectionRules, export_selection, select};
 use crate::formats::{ExportOptions, Format};
 use crate::model::LanguageModel;
+use crate::stats::PairedDifference;
 use crate::store::Filter;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The loop's stages, in order, for a progress display.
-pub const STAGES: [&str; 6] = [
+pub const STAGES: [&str; 7] = [
     "evaluate the starting policy",
     "badcase pass: sample every training task",
     "suggest error labels",
     "select best of N",
-    "RS-SFT on the selection",
+    "repair labelled failures from their first wrong turn",
+    "RS-SFT on the selection and the repairs",
     "evaluate the new policy",
 ];
 
@@ -46,6 +52,13 @@ pub enum LoopEvent<'a> {
     Evaluated(&'a EvalJobOutcome),
     /// Progress of the badcase pass.
     Rollout(RolloutProgress),
+    /// Forks of the repair stage: `done` of `total` failures resampled.
+    RepairProgress {
+        /// Failures resampled.
+        done: usize,
+        /// Failures in all.
+        total: usize,
+    },
     /// An event of the RS-SFT run.
     Run(RunEvent),
 }
@@ -68,6 +81,8 @@ pub struct EvalComparison {
     pub before: PolicyEval,
     /// The new policy's.
     pub after: PolicyEval,
+    /// After against before, task by task (greedy).
+    pub change: PairedDifference,
 }
 
 /// What a loop made and measured.
@@ -81,9 +96,11 @@ pub struct LoopOutcome {
     pub suggestions: SuggestionCounts,
     /// The rules the selection used.
     pub rules: SelectionRules,
-    /// What the selection kept and left out.
+    /// What the selection kept and left out (best of N, before the repairs).
     pub selection: SelectionPreview,
-    /// The selection file (a manifest beside it).
+    /// What the repair stage resampled and kept.
+    pub repair: RepairOutcome,
+    /// The selection file, repairs included (a manifest beside it).
     pub selection_file: PathBuf,
     /// The RS-SFT run.
     pub sft: RunOutcome,
@@ -93,7 +110,8 @@ pub struct LoopOutcome {
 
 /// Runs the loop on `config` (its `[loop]` table, `tasks.train` sampled, `tasks.eval` and
 /// `loop.also_eval` measured) from the config's model or the session's newest policy;
-/// `rules` replaces `loop.select` (e.g. `SelectionRules::verifier_only` for the ablation).
+/// `rules` replaces `loop.select` (e.g. `SelectionRules::verifier_only` for the ablation;
+/// `loop.repair.samples = 0` leaves the repair stage out).
 pub fn run_loop(
     context: &RunContext,
     config: &RunConfig,
@@ -128,7 +146,6 @@ pub fn run_loop(
     let rollout = run_rollout_job(context, &job, local, &mut |progress| {
         on_event(LoopEvent::Rollout(progress))
     })?;
-    drop(model);
 
     on_event(LoopEvent::Stage(2));
     let filter = Filter {
@@ -138,6 +155,25 @@ pub fn run_loop(
     let suggestions = write_suggestions(&context.store, &context.store.ids(&filter)?, false)?;
 
     on_event(LoopEvent::Stage(3));
+    let best_of_n = select(&context.store, &filter, &rules)?;
+    let solved: BTreeSet<String> = best_of_n
+        .kept
+        .iter()
+        .map(|summary| summary.task_id.clone())
+        .collect();
+
+    on_event(LoopEvent::Stage(4));
+    let request = RepairRequest {
+        rollout_run: &rollout.0,
+        solved: &solved,
+        config: &settings.repair,
+        rules: &rules,
+        seed: config.seed,
+    };
+    let repair = run_repair(context, &request, local, &mut |done, total| {
+        on_event(LoopEvent::RepairProgress { done, total })
+    })?;
+    drop(model);
     let selection_file = context.paths.run_dir(&rollout.0).join("selection.jsonl");
     let request = ExportRequest {
         filter,
@@ -146,18 +182,19 @@ pub fn run_loop(
         options: ExportOptions::default(),
         path: selection_file.clone(),
         session: None,
+        repairs: repair.repairs.clone(),
     };
     let report = export_selection(&context.store, &request, &mut |_, _| {})?;
     let selection = report.manifest.preview.clone().unwrap_or_default();
     anyhow::ensure!(
-        selection.samples_kept > 0,
-        "the selection kept no sample of {} ({} tasks without a passing sample): sample more \
-         (loop.samples) or loosen loop.select",
+        selection.samples_kept + repair.repairs.len() > 0,
+        "the selection kept no sample of {} ({} tasks without a passing sample) and the repair \
+         stage none: sample more (loop.samples, loop.repair.samples) or loosen loop.select",
         rollout.0,
         selection.tasks_no_pass
     );
 
-    on_event(LoopEvent::Stage(4));
+    on_event(LoopEvent::Stage(5));
     let mut sft_config = config.clone();
     sft_config.model = Some(policy.clone());
     sft_config.sft.source = SftSource::File(selection_file.clone());
@@ -165,24 +202,29 @@ pub fn run_loop(
         on_event(LoopEvent::Run(event))
     })?;
 
-    on_event(LoopEvent::Stage(5));
+    on_event(LoopEvent::Stage(6));
     let model = LanguageModel::load(&sft.model, &context.load)?;
     let after = evaluate_all(context, config, &model, &sft.model, &eval_sets, on_event)?;
     let evals = eval_sets
         .into_iter()
         .zip(before.into_iter().zip(after))
-        .map(|(tasks, (before, after))| EvalComparison {
-            tasks,
-            before,
-            after,
+        .map(|(tasks, (before, after))| {
+            let change = paired_runs(&context.store, &before.eval.run, &after.eval.run)?;
+            Ok(EvalComparison {
+                tasks,
+                before,
+                after,
+                change,
+            })
         })
-        .collect();
+        .collect::<anyhow::Result<_>>()?;
     Ok(LoopOutcome {
         policy,
         rollout,
         suggestions,
         rules,
         selection,
+        repair,
         selection_file,
         sft,
         evals,

@@ -17,12 +17,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Which turns to fork from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ForkTurns {
     /// One turn, 1-based.
     One(usize),
     /// Every turn: success from the start of each, the value of the state before it.
     All,
+    /// One turn per parent (1-based, in the parents' order): a repair's first wrong turns.
+    Each(Vec<usize>),
 }
 
 /// What to fork.
@@ -92,12 +94,22 @@ pub fn run_fork_job(
     }
     let (policy, policy_name, local) = build_policy(policy)?;
     let config = fork_config(context, job, job.parents.first());
+    if let ForkTurns::Each(turns) = &job.turns {
+        anyhow::ensure!(
+            turns.len() == job.parents.len(),
+            "a fork of {} trajectories names {} turns: one per trajectory",
+            job.parents.len(),
+            turns.len()
+        );
+    }
     let mut plan: Vec<(&Trajectory, Arc<Task>, Vec<ForkSpec>)> = parents
         .into_iter()
-        .map(|(parent, task)| {
-            let turns: Vec<usize> = match job.turns {
-                ForkTurns::One(turn) => vec![turn],
+        .enumerate()
+        .map(|(index, (parent, task))| {
+            let turns: Vec<usize> = match &job.turns {
+                ForkTurns::One(turn) => vec![*turn],
                 ForkTurns::All => (1..=parent.turn_count()).collect(),
+                ForkTurns::Each(turns) => vec![turns[index]],
             };
             let specs = turns
                 .into_iter()
@@ -162,8 +174,12 @@ pub fn run_fork_job(
     })
 }
 
-/// Runs every fork of the plan, a trajectory at a time (its turns together), storing the
-/// children as they end.
+/// Forks decoded at once at most: parents are forked together, a block at a time, so a
+/// local policy batches their continuations.
+const FORKS_AT_ONCE: usize = 64;
+
+/// Runs every fork of the plan, blocks of parents at a time (their turns together), storing
+/// the children as they end.
 fn fork_plan(
     context: &RunContext,
     policy: &Policy,
@@ -176,44 +192,66 @@ fn fork_plan(
     let mut done = 0;
     on_progress(done, total);
     let mut reports = Vec::new();
-    for (parent, task, specs) in plan {
-        let results = context.runtime.block_on(fork_all(
-            policy,
-            context,
-            config,
-            parent,
-            task,
-            specs.clone(),
-        ));
-        let mut forks = Vec::new();
-        for result in results {
-            let children = result.with_context(|| format!("forking trajectory {}", parent.id))?;
-            context.store.put_trajectories(&children)?;
-            done += 1;
-            on_progress(done, total);
-            forks.push(turn_fork(&children));
+    let mut rest = plan;
+    while !rest.is_empty() {
+        let mut size = 0;
+        let mut continuations = 0;
+        for (_, _, specs) in rest {
+            let more = specs.len() * job.n;
+            if size > 0 && continuations + more > FORKS_AT_ONCE {
+                break;
+            }
+            size += 1;
+            continuations += more;
         }
-        let every_turn = job.turns == ForkTurns::All;
-        let run = specs.first().map_or("", |spec| spec.run.as_str());
-        let policy_name = specs.first().map_or("", |spec| spec.policy_name.as_str());
-        super::fork_values::record_forks(
-            context,
-            parent.id,
-            run,
-            &forks,
-            !job.edits.is_empty(),
-            every_turn.then_some((job.n, policy_name)),
-        )?;
-        reports.push(ParentForks {
-            parent: parent.id,
-            passed: parent.passed(),
-            reward: parent.reward.as_ref().map(|reward| reward.total),
-            turns: parent.turn_count(),
-            every_turn,
-            forks,
-        });
+        let (block, after) = rest.split_at(size);
+        rest = after;
+        let results = context
+            .runtime
+            .block_on(fork_all(policy, context, config, block));
+        for ((parent, _, specs), results) in block.iter().zip(results) {
+            let mut forks = Vec::new();
+            for result in results {
+                let children =
+                    result.with_context(|| format!("forking trajectory {}", parent.id))?;
+                context.store.put_trajectories(&children)?;
+                done += 1;
+                on_progress(done, total);
+                forks.push(turn_fork(&children));
+            }
+            reports.push(record_parent(context, job, parent, specs, forks)?);
+        }
     }
     Ok(reports)
+}
+
+/// Records a parent's forks on it and reports them.
+fn record_parent(
+    context: &RunContext,
+    job: &ForkJob,
+    parent: &Trajectory,
+    specs: &[ForkSpec],
+    forks: Vec<TurnFork>,
+) -> anyhow::Result<ParentForks> {
+    let every_turn = job.turns == ForkTurns::All;
+    let run = specs.first().map_or("", |spec| spec.run.as_str());
+    let policy_name = specs.first().map_or("", |spec| spec.policy_name.as_str());
+    super::fork_values::record_forks(
+        context,
+        parent.id,
+        run,
+        &forks,
+        !job.edits.is_empty(),
+        every_turn.then_some((job.n, policy_name)),
+    )?;
+    Ok(ParentForks {
+        parent: parent.id,
+        passed: parent.passed(),
+        reward: parent.reward.as_ref().map(|reward| reward.total),
+        turns: parent.turn_count(),
+        every_turn,
+        forks,
+    })
 }
 
 type LocalThread = std::thread::JoinHandle<crate::agent::rollout::DecodeStats>;
@@ -236,37 +274,47 @@ fn build_policy(policy: JobPolicy<'_>) -> anyhow::Result<(Policy, String, Option
     })
 }
 
-/// Forks from every spec's turn at once, so a local policy decodes them in one batch.
+type ForkResult = Result<Vec<Trajectory>, crate::agent::rollout::ForkError>;
+
+/// Forks every spec of a block of parents at once, so a local policy decodes them in one
+/// batch; the results per parent, in the specs' order.
 async fn fork_all(
     policy: &Policy,
     context: &RunContext,
     config: &RolloutConfig,
-    parent: &Trajectory,
-    task: &Arc<crate::trajectory::Task>,
-    specs: Vec<ForkSpec>,
-) -> Vec<Result<Vec<Trajectory>, crate::agent::rollout::ForkError>> {
-    let parent = Arc::new(parent.clone());
-    let handles: Vec<_> = specs
-        .into_iter()
-        .map(|spec| {
-            let (policy, environment, config, parent, task) = (
-                policy.clone(),
-                context.environment.clone(),
-                config.clone(),
-                parent.clone(),
-                task.clone(),
-            );
-            tokio::spawn(async move {
-                fork(&policy, &environment, &config, &parent, &task, &spec).await
+    block: &[(&Trajectory, Arc<Task>, Vec<ForkSpec>)],
+) -> Vec<Vec<ForkResult>> {
+    let mut handles = Vec::new();
+    for (parent, task, specs) in block {
+        let parent = Arc::new((*parent).clone());
+        let spawned: Vec<_> = specs
+            .iter()
+            .cloned()
+            .map(|spec| {
+                let (policy, environment, config, parent, task) = (
+                    policy.clone(),
+                    context.environment.clone(),
+                    config.clone(),
+                    parent.clone(),
+                    task.clone(),
+                );
+                tokio::spawn(async move {
+                    fork(&policy, &environment, &config, &parent, &task, &spec).await
+                })
             })
-        })
-        .collect();
+            .collect();
+        handles.push(spawned);
+    }
     let mut results = Vec::with_capacity(handles.len());
-    for handle in handles {
-        results.push(match handle.await {
-            Ok(result) => result,
-            Err(error) => std::panic::resume_unwind(error.into_panic()),
-        });
+    for spawned in handles {
+        let mut parent_results = Vec::with_capacity(spawned.len());
+        for handle in spawned {
+            parent_results.push(match handle.await {
+                Ok(result) => result,
+                Err(error) => std::panic::resume_unwind(error.into_panic()),
+            });
+        }
+        results.push(parent_results);
     }
     results
 }
@@ -292,9 +340,10 @@ fn fork_config(context: &RunContext, job: &ForkJob, parent: Option<&Trajectory>)
 }
 
 fn fork_note(job: &ForkJob) -> String {
-    let from = match job.turns {
+    let from = match &job.turns {
         ForkTurns::One(turn) => format!("turn {turn}"),
         ForkTurns::All => "every turn".into(),
+        ForkTurns::Each(_) => "each one's first wrong turn".into(),
     };
     let edited = if job.edits.is_empty() { "" } else { ", edited" };
     match job.parents.as_slice() {

@@ -1,5 +1,6 @@
 //! The `[loop]` table of a run config: what the badcase loop samples, selects and measures.
 
+use super::repair::RepairConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::curate::SelectionRules;
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,8 @@ pub struct LoopConfig {
     pub samples: u32,
     /// Which samples the RS-SFT trains on.
     pub select: SelectionRules,
+    /// How labelled failures are repaired (`[loop.repair]`).
+    pub repair: RepairConfig,
     /// More held-out task sets evaluated before and after, e.g. the cold start's, to see
     /// what the RS-SFT forgot.
     pub also_eval: Vec<String>,
@@ -24,6 +27,7 @@ impl Default for LoopConfig {
         Self {
             samples: 8,
             select: SelectionRules::default(),
+            repair: RepairConfig::default(),
             also_eval: Vec::new(),
         }
     }

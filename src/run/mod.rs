@@ -26,6 +26,7 @@ mod loop_config;
 mod main_job;
 pub mod policy;
 mod record;
+pub mod repair;
 mod rollout_job;
 mod sft_run;
 pub mod sweep;
@@ -55,6 +56,7 @@ pub use main_job::{
     cold_start, cold_start_goals, grpo_goal, latest_sft_eval, main_job_grpo, main_job_grpo_eval,
     main_job_remaining,
 };
+pub use repair::{RepairConfig, RepairOutcome};
 pub use rollout_job::{JobPolicy, RolloutJob, RolloutProgress, RolloutSummary, run_rollout_job};
 pub use sft_run::{resume_sft, train_sft};
 pub use sweep::{ConfigSource, Sweep, SweepPoint, run_configs};

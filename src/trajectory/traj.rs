@@ -217,6 +217,16 @@ impl Trajectory {
         steps
     }
 
+    /// The assistant turn (1-based) that step `step` (0-based, as labels count) is in.
+    pub fn turn_of_step(&self, step: usize) -> Option<usize> {
+        let message = self.steps().get(step)?.message;
+        let turns = self.turn_messages();
+        turns
+            .iter()
+            .position(|&index| index == message)
+            .map(|turn| turn + 1)
+    }
+
     /// The index in `messages` of each assistant turn, in order (turn k, 1-based, is
     /// `turn_messages()[k - 1]`).
     pub fn turn_messages(&self) -> Vec<usize> {

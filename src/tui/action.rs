@@ -122,6 +122,9 @@ pub enum Action {
     FollowRun,
     /// Fork the open trajectory from the current turn: asks how many continuations.
     Fork,
+    /// Repair the open failure: fork from the turn of its first labelled error (a person's
+    /// label before a suggestion), its correct turns kept.
+    Repair,
     /// Open the next child of the open trajectory's branches (or the next sibling).
     Branch,
     /// Open the trajectory the open one forks.
@@ -191,6 +194,7 @@ impl Action {
             Self::NewRun => "new run",
             Self::FollowRun => "follow a run",
             Self::Fork => "fork from this turn",
+            Self::Repair => "repair from the first error",
             Self::Branch => "next branch",
             Self::ForkParent => "fork's parent",
             Self::PauseRun => "pause run",

@@ -303,6 +303,7 @@ impl CurateForm {
                 },
                 path: PathBuf::from(path),
                 session: None,
+                repairs: Vec::new(),
             }),
             replace,
         })

@@ -69,6 +69,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Smoothing, &["m"]),
     (Action::Refresh, &["ctrl-r"]),
     (Action::Fork, &["F"]),
+    (Action::Repair, &["R"]),
     (Action::Branch, &["b"]),
     (Action::ForkParent, &["B"]),
     (Action::NewRun, &["n"]),

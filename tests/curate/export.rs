@@ -82,6 +82,7 @@ fn export(
         options,
         path: dir.join(format!("out/{}.jsonl", format.name())),
         session: Some("test".into()),
+        repairs: Vec::new(),
     };
     export_selection(store, &request, &mut |_, _| {}).unwrap()
 }
@@ -341,6 +342,7 @@ fn import_only_formats_are_refused_with_the_list_of_export_formats() {
         options: ExportOptions::default(),
         path: dir.path().join("x.json"),
         session: None,
+        repairs: Vec::new(),
     };
     let error = export_selection(&store, &request, &mut |_, _| {})
         .unwrap_err()

@@ -80,6 +80,8 @@ pub struct Scripted {
     worker: Option<std::thread::JoinHandle<()>>,
     /// The policy that asks it.
     pub policy: Policy,
+    /// Its base URL, `http://127.0.0.1:PORT/v1`.
+    pub url: String,
 }
 
 impl Scripted {
@@ -91,15 +93,13 @@ impl Scripted {
             let server = server.clone();
             std::thread::spawn(move || serve_scripts(server))
         };
-        let policy = Policy::Http(HttpPolicy::new(
-            &format!("http://{address}/v1"),
-            "script",
-            Duration::from_secs(30),
-        ));
+        let url = format!("http://{address}/v1");
+        let policy = Policy::Http(HttpPolicy::new(&url, "script", Duration::from_secs(30)));
         Self {
             server,
             worker: Some(worker),
             policy,
+            url,
         }
     }
 }

@@ -279,6 +279,7 @@ fn the_engine_previews_exports_and_audits() {
             options: Default::default(),
             path: path.clone(),
             session: None,
+            repairs: Vec::new(),
         }),
         replace,
     };

@@ -185,3 +185,60 @@ fn f_forks_the_current_turn_and_b_and_capital_b_walk_the_tree() {
     answer(&mut app, &up, &forked);
     assert_eq!(app.tabs.rollouts.trajectory.id(), Some(parent.id));
 }
+
+/// Opens synthetic trajectory `index` of a listed app from the top of the list.
+fn open_index(app: &mut App, index: u64) {
+    let mut commands = act(app, &[Action::Back, Action::Top]);
+    for _ in 0..index {
+        commands.extend(act(app, &[Action::Down]));
+    }
+    commands.extend(act(app, &[Action::Open]));
+    answer_preview(app, &commands);
+    assert_eq!(
+        app.tabs.rollouts.trajectory.id(),
+        Some(trajectory(index).id)
+    );
+}
+
+#[test]
+fn capital_r_repairs_a_labelled_failure_from_the_turn_of_its_first_label() {
+    let labelled_failure = (0..64)
+        .find(|&index| {
+            let t = trajectory(index);
+            t.passed() == Some(false) && t.labels.first().is_some_and(|l| l.step == 1)
+        })
+        .expect("the synthetic set labels some failures at step 1");
+    let passed = (0..64)
+        .find(|&index| trajectory(index).passed() == Some(true))
+        .expect("a passing synthetic trajectory");
+    let mut app = listed_app(64, 64);
+
+    open_index(&mut app, passed);
+    assert!(app.update(char_key('R')).is_empty());
+    assert!(
+        notice(&app).contains("repair is for failures"),
+        "{}",
+        notice(&app)
+    );
+
+    open_index(&mut app, labelled_failure);
+    let failure = trajectory(labelled_failure);
+    let turn = failure.turn_of_step(1).expect("step 1 is in a turn");
+    assert_eq!(
+        app.update(char_key('R')),
+        vec![Command::ForkTrajectory(ForkLaunch {
+            id: failure.id,
+            turn,
+            n: 8,
+            observation: None,
+            policy: None,
+        })],
+        "R forks from the turn of the first label, whatever turn the cursor is on"
+    );
+    let kind = failure.labels[0].kind.to_string();
+    assert!(
+        notice(&app).contains(&format!("repairing from t{turn}")) && notice(&app).contains(&kind),
+        "{}",
+        notice(&app)
+    );
+}

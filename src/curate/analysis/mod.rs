@@ -5,11 +5,13 @@
 
 mod facts;
 mod groups;
+mod paired;
 pub mod pass_at_k;
 mod versions;
 
 pub use facts::{Distance, RecordFacts};
 pub use groups::{GroupCounts, KindCounts, group_by};
+pub use paired::paired_runs;
 pub use versions::{NumericError, PassAtK, VersionStats, versions};
 
 use super::records::map_records;

@@ -1,8 +1,10 @@
 //! Forks from the trajectory screen: `F` asks how many continuations (and an edited tool
-//! result) and starts `rollscope fork` in the background; `b` walks the branches made from
+//! result) and starts `rollscope fork` in the background; `R` repairs a labelled failure
+//! (forks from its first labelled error's turn); `b` walks the branches made from
 //! the open trajectory (and a branch's siblings), `B` goes up to the trajectory it forks.
 
 use super::App;
+use crate::curate::repair::{LabelSource, first_error_label};
 use crate::engine::{Command, ForkLaunch};
 use crate::trajectory::{Role, Trajectory, TrajectoryId};
 use crate::tui::action::Action;
@@ -14,7 +16,10 @@ const DEFAULT_CONTINUATIONS: usize = 8;
 impl App {
     /// `F`, `b` and `B`; `None` when not one of them.
     pub(super) fn on_fork_action(&mut self, action: Action) -> Option<Vec<Command>> {
-        if !matches!(action, Action::Fork | Action::Branch | Action::ForkParent) {
+        if !matches!(
+            action,
+            Action::Fork | Action::Repair | Action::Branch | Action::ForkParent
+        ) {
             return None;
         }
         if self.tabs.rollouts.blind {
@@ -36,6 +41,19 @@ impl App {
                     self.notify("go to a turn (h/l) to fork from it");
                 }
                 Vec::new()
+            }
+            Action::Repair => {
+                let plan = repair_launch(open);
+                match plan {
+                    Ok((fork, words)) => {
+                        self.notify(words);
+                        vec![Command::ForkTrajectory(fork)]
+                    }
+                    Err(message) => {
+                        self.warn(message);
+                        Vec::new()
+                    }
+                }
             }
             Action::Branch => match next_branch {
                 Some(walk) => {
@@ -148,6 +166,34 @@ impl BranchWalk {
             at: 0,
         })
     }
+}
+
+/// The fork that repairs `open`, with the words that say so; why not, when it cannot.
+fn repair_launch(open: &Trajectory) -> Result<(ForkLaunch, String), String> {
+    if open.passed() != Some(false) {
+        return Err("repair is for failures: this trajectory did not fail".into());
+    }
+    let label = first_error_label(&open.labels)
+        .ok_or("label the first wrong turn (1-4) first: a repair resamples from it")?;
+    let turn = open
+        .turn_of_step(label.step as usize)
+        .ok_or("the first label names a step this trajectory does not have")?;
+    let source = match LabelSource::of(label) {
+        LabelSource::Hand => "labelled",
+        LabelSource::Suggested => "suggested",
+    };
+    let fork = ForkLaunch {
+        id: open.id,
+        turn,
+        n: DEFAULT_CONTINUATIONS,
+        observation: None,
+        policy: None,
+    };
+    let words = format!(
+        "repairing from t{turn} ({source} {} error) × {}, the turns before kept; b opens the branch when it ends",
+        label.kind, fork.n
+    );
+    Ok((fork, words))
 }
 
 fn has_result_before(open: &Trajectory, turn: usize) -> bool {

@@ -47,6 +47,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::Undo), "undo"),
             (keys(Action::NextBadcase), "next badcase"),
             (keys(Action::Fork), "fork"),
+            (keys(Action::Repair), "repair"),
             (keys(Action::Back), "back"),
         ],
         (Tab::Rollouts, Screen::Group) => vec![

@@ -61,6 +61,10 @@ const TRAJECTORY: &[(Action, &str)] = &[
         Action::Fork,
         "fork: sample again from this turn (N, an edited tool result)",
     ),
+    (
+        Action::Repair,
+        "repair a failure: sample again from its first labelled error",
+    ),
     (Action::Branch, "open the next child of its branches"),
     (Action::ForkParent, "open the trajectory it forks"),
     (Action::Back, "back to the list"),
