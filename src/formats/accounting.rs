@@ -5,7 +5,7 @@
 //! the task's prompt and answer, the final answer), whole or inside a longer text. A string
 //! that holds JSON counts by the strings inside it. Text kept only in `extra` is not stored
 //! text: a record that would lose some is refused, naming the field. What a format leaves out
-//! on purpose is listed, with why, in `LEFT_OUT` (README's loss rule prints the same list).
+//! on purpose is listed, with why, in `LEFT_OUT` (`docs/FORMATS.md` prints the same list).
 
 use super::{Format, Item};
 use crate::trajectory::{Message, Trajectory};

@@ -2,7 +2,7 @@
 //! numbers alone in the same order. A calculator demonstration copies two or three numbers,
 //! so its loss rewards the attention that finds the question's numbers in order only
 //! faintly; a drill copies up to a dozen numbers no rule can predict, past words as a
-//! question has them (README, "Learning on the embedded default", measures it). The cold
+//! question has them (`docs/TRAINING.md`, "The recipe: what was measured", measures it). The cold
 //! start mixes drills into its demonstrations (`[sft] copy_drills`).
 
 use crate::agent::tasks::SplitMix64;

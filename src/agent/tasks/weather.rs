@@ -1,7 +1,7 @@
 //! Temperature problems whose answers may be below zero: a reading above zero, then a fall,
 //! with a GSM8K-style annotated solution (`<<4-9=-5>>`). The arithmetic set never goes below
-//! zero; the badcase loop replays these demonstrations beside its level-1 ones (README,
-//! "Learning on the embedded default", measures what they change). Deterministic: the same
+//! zero; the badcase loop replays these demonstrations beside its level-1 ones
+//! (`docs/TRAINING.md` measures what they change). Deterministic: the same
 //! seed and index always give the same problem.
 
 use super::generated_id;
