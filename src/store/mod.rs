@@ -41,7 +41,7 @@ pub use labels::{LabelEdit, add_label, is_own, same_labels};
 pub use local::LocalStore;
 pub use maintenance::{CompactionReport, SCHEMA_VERSION};
 pub use query::{Filter, Outcome, Query};
-pub use search::{SearchError, TextHits, check_query};
+pub use search::{SearchError, TextHits, WordMatcher, check_query};
 pub use sort::SortKey;
 pub use summary::{ListedIds, Summary};
 

@@ -1,15 +1,18 @@
 //! Search hits in an open trajectory: the words of the query marked where they appear (as
-//! the index splits text: runs of letters and digits, case ignored), and the sections that
+//! the index splits text: runs of letters and digits, case ignored, by stem; prefix words
+//! mark every word they start), and the sections that
 //! hold a matching message, for the keys that jump between hits.
 
 use super::content::{Section, SectionContent};
 use super::rich::{Piece, Tone};
+use crate::store::{TextHits, WordMatcher};
 use crate::trajectory::Trajectory;
 
-/// Marks the query's words in every line of the sections; returns the sections (by
-/// position) that hold a marked word.
-pub fn mark(sections: &mut [SectionContent], words: &[String]) -> Vec<usize> {
+/// Marks the query's words (by stem) and prefixes in every line of the sections; returns
+/// the sections (by position) that hold a marked word.
+pub fn mark(sections: &mut [SectionContent], hits: &TextHits) -> Vec<usize> {
     let mut marked = Vec::new();
+    let mut words = WordMatcher::new(&hits.words, &hits.prefixes);
     if words.is_empty() {
         return marked;
     }
@@ -18,7 +21,7 @@ pub fn mark(sections: &mut [SectionContent], words: &[String]) -> Vec<usize> {
         for line in &mut section.lines {
             let pieces = std::mem::take(&mut line.pieces);
             for piece in pieces {
-                any |= split_piece(piece, words, &mut line.pieces);
+                any |= split_piece(piece, &mut words, &mut line.pieces);
             }
         }
         if any {
@@ -29,13 +32,12 @@ pub fn mark(sections: &mut [SectionContent], words: &[String]) -> Vec<usize> {
 }
 
 /// Splits a piece at the words it holds, pushing the parts; whether any word was found.
-fn split_piece(piece: Piece, words: &[String], out: &mut Vec<Piece>) -> bool {
+fn split_piece(piece: Piece, words: &mut WordMatcher, out: &mut Vec<Piece>) -> bool {
     let text = &piece.text;
     let mut found = false;
     let mut copied = 0;
     for (start, end) in word_spans(text) {
-        let word = text[start..end].to_lowercase();
-        if !words.contains(&word) {
+        if !words.matches(&text[start..end]) {
             continue;
         }
         found = true;
@@ -116,7 +118,7 @@ mod tests {
     use crate::tui::rich::TextLine;
 
     #[test]
-    fn words_are_marked_whole_and_case_blind() {
+    fn words_are_marked_whole_by_stem_and_case_blind() {
         let mut sections = vec![SectionContent {
             section: Section::Prompt,
             lines: vec![TextLine {
@@ -125,7 +127,12 @@ mod tests {
                 reasoning: false,
             }],
         }];
-        let marked = mark(&mut sections, &["answer".into(), "241".into()]);
+        let hits = TextHits {
+            messages: Vec::new(),
+            words: vec!["answer".into(), "241".into()],
+            prefixes: vec!["fin".into()],
+        };
+        let marked = mark(&mut sections, &hits);
         assert_eq!(marked, [0]);
         let pieces = &sections[0].lines[0].pieces;
         let hits: Vec<&str> = pieces
@@ -133,7 +140,11 @@ mod tests {
             .filter(|piece| piece.tone == Tone::Hit)
             .map(|piece| piece.text.as_str())
             .collect();
-        assert_eq!(hits, ["Answer", "241"]);
+        assert_eq!(
+            hits,
+            ["Final", "Answer", "241", "answers"],
+            "stems and prefixes"
+        );
         let whole: String = pieces.iter().map(|piece| piece.text.as_str()).collect();
         assert_eq!(whole, "Final Answer: 241, answers 2410");
     }

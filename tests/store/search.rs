@@ -102,6 +102,47 @@ fn words_phrases_and_fields_find_their_trajectories() {
 }
 
 #[test]
+fn stems_and_prefix_words_find_other_forms_and_mark_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let mut trajectories = fixture();
+    trajectories.push(episode(
+        4,
+        "The worker segfaults when it compiles twice.",
+        "2*2",
+        "4",
+        false,
+    ));
+    store.put_trajectories(&trajectories).unwrap();
+    assert_eq!(ids(&store, "segfault"), [4], "a stem finds its other forms");
+    assert_eq!(ids(&store, "apple"), [1]);
+    assert_eq!(ids(&store, "compiling"), [4]);
+    assert_eq!(ids(&store, "segf*"), [4], "a prefix word");
+    assert_eq!(ids(&store, "segfaultz*"), Vec::<u64>::new());
+    assert_eq!(ids(&store, "marb* 240"), [3], "prefixes AND with words");
+    assert_eq!(
+        ids(&store, "marb* 241"),
+        Vec::<u64>::new(),
+        "in one message"
+    );
+    assert_eq!(
+        ids(&store, "tool:calc* 9"),
+        [2],
+        "a prefix of a field's value"
+    );
+    assert_eq!(ids(&store, "has -orang*"), [1], "an excluded prefix");
+    assert_eq!(ids(&store, "\"Final Answer: 24\"*"), [3], "a phrase prefix");
+    let hits = store.text_hits("segfault work*", TrajectoryId(4)).unwrap();
+    assert_eq!(hits.messages, [0]);
+    assert_eq!(hits.words, ["segfault"]);
+    assert_eq!(hits.prefixes, ["work"]);
+    for query in ["-orang*", "colour:red*"] {
+        let message = store.search_text(query).unwrap_err().to_string();
+        assert!(message.contains("prefix*"), "{query}: {message}");
+    }
+}
+
+#[test]
 fn a_malformed_query_is_a_clear_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path()).unwrap();

@@ -4,13 +4,28 @@
 use crate::trajectory::{Message, Role, Trajectory};
 use std::collections::HashMap;
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, Schema, TEXT, TextFieldIndexing, TextOptions,
+    FAST, Field, INDEXED, IndexRecordOption, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::tokenizer::{LowerCaser, RawTokenizer, TextAnalyzer};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
+};
 use tantivy::{Index, TantivyDocument, Term};
 
 /// The tokenizer of the keyword fields (`role`, `tool`, `task`): the whole value, lowercased.
 const KEYWORD: &str = "keyword";
+
+/// The tokenizer of the text field: runs of letters and digits, lowercased, reduced to their
+/// English stem (`segfaults` → `segfault`), words over 40 bytes left out.
+const STEMMED: &str = "stemmed";
+
+/// The text field's analyzer (what `STEMMED` names).
+pub fn stemmed_analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
 
 /// The index's fields.
 #[derive(Clone, Copy, Debug)]
@@ -42,7 +57,14 @@ impl Fields {
                 .set_index_option(IndexRecordOption::Basic),
         );
         let fields = Self {
-            text: builder.add_text_field("text", TEXT),
+            text: builder.add_text_field(
+                "text",
+                TextOptions::default().set_indexing_options(
+                    TextFieldIndexing::default()
+                        .set_tokenizer(STEMMED)
+                        .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+                ),
+            ),
             role: builder.add_text_field("role", keyword.clone()),
             tool: builder.add_text_field("tool", keyword.clone()),
             task: builder.add_text_field("task", keyword),
@@ -50,6 +72,17 @@ impl Fields {
             message: builder.add_u64_field("message", FAST),
         };
         (builder.build(), fields)
+    }
+
+    /// The queryable field of that name.
+    pub fn named(&self, name: &str) -> Option<Field> {
+        match name {
+            "text" => Some(self.text),
+            "role" => Some(self.role),
+            "tool" => Some(self.tool),
+            "task" => Some(self.task),
+            _ => None,
+        }
     }
 
     /// The handles of an opened index's fields; `None` when its schema is not this one.
@@ -133,8 +166,9 @@ fn result_tool<'a>(
     })
 }
 
-/// Registers the keyword tokenizer the schema names; done on every open.
+/// Registers the tokenizers the schema names; done on every open.
 pub fn register_tokenizers(index: &Index) {
+    index.tokenizers().register(STEMMED, stemmed_analyzer());
     index.tokenizers().register(
         KEYWORD,
         TextAnalyzer::builder(RawTokenizer::default())

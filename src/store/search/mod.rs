@@ -9,15 +9,17 @@
 mod collect;
 mod commit;
 mod documents;
+mod query;
 
 pub(super) use commit::IndexCommit;
+pub use query::WordMatcher;
 
 use crate::trajectory::{Trajectory, TrajectoryId};
 use collect::DistinctValues;
 use documents::Fields;
 use std::path::{Path, PathBuf};
 use tantivy::indexer::{IndexWriterOptions, LogMergePolicy, UserOperation};
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument};
 
@@ -37,7 +39,7 @@ const MERGE_DOCS_AT_MOST: usize = 100_000;
 pub enum SearchError {
     /// The query does not parse.
     #[error(
-        "cannot read the search `{query}`: {reason}; write words, \"a phrase\", tool:NAME, role:ROLE or task:ID (AND, OR, NOT and -word work too)"
+        "cannot read the search `{query}`: {reason}; write words, \"a phrase\", prefix*, tool:NAME, role:ROLE or task:ID (AND, OR, NOT and -word work too)"
     )]
     BadQuery {
         /// The query as typed.
@@ -62,8 +64,11 @@ pub enum SearchError {
 pub struct TextHits {
     /// Messages that match, by position, in order.
     pub messages: Vec<usize>,
-    /// The query's words (lowercased tokens of its text terms), for highlighting.
+    /// The query's words (the stems of its text terms), for highlighting.
     pub words: Vec<String>,
+    /// The query's prefix words on the text (lowercased), for highlighting.
+    #[serde(default)]
+    pub prefixes: Vec<String>,
 }
 
 /// The open index: reader always, writer once something is written.
@@ -230,14 +235,15 @@ impl TextIndex {
         Ok(())
     }
 
-    /// Parses a query against the index's fields (words AND-ed, phrases, `field:value`).
-    pub fn parse(&self, query: &str) -> Result<Box<dyn Query>, SearchError> {
-        parse(&self.index, self.fields, query)
+    /// Parses a query against the index's fields (words AND-ed, phrases, `field:value`,
+    /// prefixes).
+    fn parse(&self, query: &str) -> Result<query::ParsedQuery, SearchError> {
+        query::parse(&self.index, self.fields, query)
     }
 
     /// The trajectories with at least one matching document, in id order.
     pub fn search(&self, query: &str) -> Result<Vec<TrajectoryId>, SearchError> {
-        let query = self.parse(query)?;
+        let query = self.parse(query)?.query;
         let searcher = self.reader.searcher();
         let ids = searcher
             .search(&query, &DistinctValues("trajectory"))
@@ -247,7 +253,10 @@ impl TextIndex {
 
     /// The messages of one trajectory a query matches, and its words.
     pub fn hits(&self, query: &str, id: TrajectoryId) -> Result<TextHits, SearchError> {
-        let parsed = self.parse(query)?;
+        let query::ParsedQuery {
+            query: parsed,
+            text_prefixes,
+        } = self.parse(query)?;
         let mut words = Vec::new();
         parsed.query_terms(&mut |term, _| {
             if term.field() == self.fields.text
@@ -267,7 +276,11 @@ impl TextIndex {
             .into_iter()
             .map(|position| position as usize)
             .collect();
-        Ok(TextHits { messages, words })
+        Ok(TextHits {
+            messages,
+            words,
+            prefixes: text_prefixes,
+        })
     }
 }
 
@@ -277,32 +290,7 @@ pub fn check_query(query: &str) -> Result<(), SearchError> {
     let (schema, fields) = Fields::schema();
     let index = Index::create_in_ram(schema);
     documents::register_tokenizers(&index);
-    parse(&index, fields, query).map(drop)
-}
-
-fn parse(index: &Index, fields: Fields, query: &str) -> Result<Box<dyn Query>, SearchError> {
-    let mut parser = QueryParser::for_index(index, vec![fields.text]);
-    parser.set_conjunction_by_default();
-    parser
-        .parse_query(query)
-        .map_err(|error| SearchError::BadQuery {
-            query: query.to_string(),
-            reason: describe_parse_error(&error),
-        })
-}
-
-/// A parse error in words a person acts on.
-fn describe_parse_error(error: &tantivy::query::QueryParserError) -> String {
-    use tantivy::query::QueryParserError as E;
-    match error {
-        E::FieldDoesNotExist(field) => format!(
-            "there is no field `{field}` (use {})",
-            Fields::QUERYABLE.join(", ")
-        ),
-        E::SyntaxError(_) => "unbalanced quotes or brackets".to_string(),
-        E::AllButQueryForbidden => "a search needs at least one word that is not excluded".into(),
-        other => other.to_string(),
-    }
+    query::parse(&index, fields, query).map(drop)
 }
 
 /// What the index's last commit records.

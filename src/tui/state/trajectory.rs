@@ -140,7 +140,7 @@ impl TrajectoryState {
         let Some(open) = self.open.as_mut().filter(|open| open.trajectory().id == id) else {
             return;
         };
-        let marked = search_hits::mark(&mut open.sections, &hits.words);
+        let marked = search_hits::mark(&mut open.sections, hits);
         let mut sections =
             search_hits::sections_of_messages(open.trajectory(), &open.sections, &hits.messages);
         sections.extend(marked);

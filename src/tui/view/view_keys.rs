@@ -15,7 +15,7 @@ const LIST: &[(Action, &str)] = &[
     (Action::Group, "its GRPO group"),
     (
         Action::Search,
-        "search what was said (words, \"a phrase\", tool:NAME, role:ROLE)",
+        "search what was said (words, prefix*, \"phrase\", tool:NAME, role:R)",
     ),
     (Action::Outcome, "all / failures / passes"),
     (Action::Unlabelled, "unlabelled failures only"),
