@@ -108,7 +108,7 @@ fn stems_and_prefix_words_find_other_forms_and_mark_them() {
     let mut trajectories = fixture();
     trajectories.push(episode(
         4,
-        "The worker segfaults when it compiles twice.",
+        "The worker segfaults when it compiles the reservation twice.",
         "2*2",
         "4",
         false,
@@ -118,7 +118,13 @@ fn stems_and_prefix_words_find_other_forms_and_mark_them() {
     assert_eq!(ids(&store, "apple"), [1]);
     assert_eq!(ids(&store, "compiling"), [4]);
     assert_eq!(ids(&store, "segf*"), [4], "a prefix word");
-    assert_eq!(ids(&store, "segfaultz*"), Vec::<u64>::new());
+    assert_eq!(ids(&store, "segfx*"), Vec::<u64>::new());
+    assert_eq!(
+        ids(&store, "reservat*"),
+        [4],
+        "a prefix longer than the stem it starts with (reserv)"
+    );
+    assert_eq!(ids(&store, "resx*"), Vec::<u64>::new());
     assert_eq!(ids(&store, "marb* 240"), [3], "prefixes AND with words");
     assert_eq!(
         ids(&store, "marb* 241"),

@@ -6,8 +6,11 @@
 use super::SearchError;
 use super::documents::Fields;
 use std::ops::Bound;
-use tantivy::query::{BooleanQuery, Occur, Query, QueryParser, QueryParserError, RangeQuery};
+use tantivy::query::{
+    BooleanQuery, Occur, Query, QueryParser, QueryParserError, RangeQuery, TermQuery,
+};
 use tantivy::schema::Field;
+use tantivy::schema::IndexRecordOption;
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index, Term};
 
@@ -82,13 +85,31 @@ pub(super) fn parse(index: &Index, fields: Fields, text: &str) -> Result<ParsedQ
     })
 }
 
-/// Every document with a word of `field` that starts with `prefix`.
+/// Fewest characters of a stem that a longer prefix word also matches.
+const SHORTEST_STEM: usize = 4;
+
+/// Every document with a word of `field` that starts with `prefix`, or (the text being
+/// indexed by stem) whose stem of at least `SHORTEST_STEM` characters the prefix starts
+/// with: `reservat*` finds `reservation`, indexed as `reserv`.
 fn prefix_query(field: Field, prefix: &str) -> Box<dyn Query> {
     let upper = format!("{prefix}\u{10FFFF}");
-    Box::new(RangeQuery::new(
-        Bound::Included(Term::from_field_text(field, prefix)),
-        Bound::Excluded(Term::from_field_text(field, &upper)),
-    ))
+    let mut either: Vec<(Occur, Box<dyn Query>)> = vec![(
+        Occur::Should,
+        Box::new(RangeQuery::new(
+            Bound::Included(Term::from_field_text(field, prefix)),
+            Bound::Excluded(Term::from_field_text(field, &upper)),
+        )),
+    )];
+    for (end, _) in prefix.char_indices().skip(SHORTEST_STEM) {
+        either.push((
+            Occur::Should,
+            Box::new(TermQuery::new(
+                Term::from_field_text(field, &prefix[..end]),
+                IndexRecordOption::Basic,
+            )),
+        ));
+    }
+    Box::new(BooleanQuery::new(either))
 }
 
 /// The query without its prefix words (bare words ending in `*`, outside quotes), and those
