@@ -3,8 +3,9 @@
 //! them, a best-of-N selection keeps the verified successes the labels and process scores
 //! support, the labelled failures of tasks it found nothing for are repaired (resampled from
 //! their first wrong turn, `run::repair`), an SFT run trains the policy on both (with
-//! earlier SFT data replayed), and the result is evaluated on the same held-out sets. Every stage is a run of the session, so
-//! `stats` compares the two policies' accuracy and error counts per kind.
+//! earlier SFT data replayed), and the result is evaluated on the same held-out sets. Every
+//! stage is a run of the session, so `stats` compares the two policies' accuracy and error
+//! counts per kind.
 
 use super::config::SftSource;
 use super::control::RunEvent;

@@ -7,7 +7,7 @@
 use super::RunContext;
 use super::fork_job::{ForkJob, ForkTurns, load_parents, run_fork_job};
 use super::rollout_job::JobPolicy;
-use crate::curate::repair::{Repair, RepairScope, RepairTarget, repair_targets};
+use crate::curate::repair::{LabelSource, Repair, RepairScope, RepairTarget, repair_targets};
 use crate::curate::suggest::write_suggestions;
 use crate::curate::{SelectionRules, select};
 use crate::store::{Filter, Outcome};
@@ -164,10 +164,7 @@ pub fn run_repair(
         failures: targets.len(),
         by_hand: targets
             .iter()
-            .filter(|target| {
-                crate::curate::repair::LabelSource::of(&target.label)
-                    == crate::curate::repair::LabelSource::Hand
-            })
+            .filter(|target| LabelSource::of(&target.label) == LabelSource::Hand)
             .count(),
         continuations: child_ids.len(),
         passed,

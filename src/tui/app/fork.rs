@@ -121,12 +121,7 @@ impl App {
     fn fork_turn(&self) -> Option<usize> {
         let state = &self.tabs.rollouts.trajectory;
         let open = state.open.as_ref()?.trajectory();
-        let message = open.steps().get(state.current_step()?)?.message;
-        let turns = open.turn_messages();
-        turns
-            .iter()
-            .position(|&turn| turn == message)
-            .map(|index| index + 1)
+        open.turn_of_step(state.current_step()?)
     }
 }
 
