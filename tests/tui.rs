@@ -38,6 +38,8 @@ mod settings;
 mod snapshots;
 #[path = "tui/step_cursor.rs"]
 mod step_cursor;
+#[path = "tui/transcript.rs"]
+mod transcript;
 #[path = "tui/update_annotate.rs"]
 mod update_annotate;
 #[path = "tui/update_disagree.rs"]

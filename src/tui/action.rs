@@ -80,6 +80,8 @@ pub enum Action {
     Entropy,
     /// In the trajectory view, show reasoning blocks whole, or folded to a line again.
     Fold,
+    /// In the trajectory view, the whole conversation in one pane, or one turn per pane.
+    Transcript,
     /// In the group view, pin the selected sample as the left side of the diff.
     Pin,
     /// In the group view, diff against the task's reference solution and back.
@@ -173,6 +175,7 @@ impl Action {
             Self::Tokens => "tokens",
             Self::Entropy => "log-prob/entropy",
             Self::Fold => "fold reasoning",
+            Self::Transcript => "whole conversation / one turn",
             Self::Pin => "pin for diff",
             Self::Reference => "diff vs reference",
             Self::LabelCalculation => "calculation",

@@ -28,6 +28,8 @@ pub struct SectionContent {
     pub section: Section,
     /// Its lines.
     pub lines: Vec<TextLine>,
+    /// What the turn ran, in a few words (`bash: pytest -x`), when it called a tool.
+    pub brief: Option<String>,
 }
 
 /// The sections of a trajectory, in order: prompt, steps, outcome; `blind` leaves out what
@@ -47,6 +49,7 @@ pub fn sections(
     let mut sections = vec![SectionContent {
         section: Section::Prompt,
         lines: prose(prompt),
+        brief: None,
     }];
     let steps = trajectory.steps();
     for (index, location) in steps.iter().enumerate() {
@@ -84,12 +87,17 @@ pub fn sections(
                 lines.extend(reply_lines(reply, edited));
             }
         }
+        let brief = match message.tool_calls.first() {
+            Some(call) if last_of_message => Some(tool_brief(call)),
+            _ => fenced_brief(message.span_text(location.span)),
+        };
         sections.push(SectionContent {
             section: Section::Step(index),
             lines,
+            brief,
         });
     }
-    let mut outcome = outcome_lines(loaded);
+    let mut outcome = outcome_lines(loaded, blind);
     if !blind {
         outcome.extend(fork_lines::branch_lines(trajectory));
         outcome.extend(fork_lines::tree_lines(&loaded.tree, trajectory.id));
@@ -100,6 +108,7 @@ pub fn sections(
     sections.push(SectionContent {
         section: Section::Outcome,
         lines: prose(outcome),
+        brief: None,
     });
     sections
 }
@@ -260,6 +269,53 @@ pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<TextLi
     lines
 }
 
+/// A tool call in a few words: its name and the first line of its main argument (the
+/// command, code, path or query; else the first text argument; else the raw arguments).
+pub fn tool_brief(call: &ToolCall) -> String {
+    const MAIN: [&str; 8] = [
+        "command",
+        "cmd",
+        "code",
+        "script",
+        "path",
+        "file_path",
+        "query",
+        "url",
+    ];
+    let arguments = call.parsed_arguments();
+    let object = arguments.as_ref().and_then(Value::as_object);
+    let main = object.and_then(|object| {
+        MAIN.iter()
+            .find_map(|key| object.get(*key).and_then(Value::as_str))
+            .or_else(|| object.values().find_map(Value::as_str))
+    });
+    let argument = main.unwrap_or(&call.arguments);
+    let first = argument
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty());
+    match first {
+        Some(line) => format!("{}: {}", call.name, crate::text::clip(line, 60)),
+        None => call.name.clone(),
+    }
+}
+
+/// The first line of the last fenced code block of a turn's text: the action of agents that
+/// write their commands in the text (SWE-agent, mini-swe-agent).
+fn fenced_brief(text: &str) -> Option<String> {
+    let (before, _) = text.rsplit_once("```")?;
+    let (_, block) = before.rsplit_once("```")?;
+    let mut lines = block.lines();
+    let opening = lines.next().unwrap_or("").trim();
+    let first = match opening.contains(' ') || lines.clone().next().is_none() {
+        true => Some(opening),
+        false => lines.map(str::trim).find(|line| !line.is_empty()),
+    };
+    first
+        .filter(|line| !line.is_empty())
+        .map(|line| crate::text::clip(line, 60).into_owned())
+}
+
 /// Code a tool call carries as its only argument: Python for python tools, shell for shells.
 fn embedded_code<'a>(tool: &str, arguments: &'a Value) -> Option<(Language, &'a str)> {
     let object = arguments.as_object()?;
@@ -283,7 +339,7 @@ fn embedded_code<'a>(tool: &str, arguments: &'a Value) -> Option<(Language, &'a 
     }
 }
 
-fn outcome_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
+fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<RichLine> {
     let trajectory = &loaded.trajectory;
     let mut lines = Vec::new();
     match &trajectory.reward {
@@ -310,7 +366,7 @@ fn outcome_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
         }
         None => lines.push(vec![piece(Tone::Muted, "no reward recorded")]),
     }
-    if let Some(advantage) = trajectory.advantage {
+    if let Some(advantage) = trajectory.advantage.filter(|_| !blind) {
         lines.push(vec![piece(
             Tone::Text,
             &format!("advantage  {advantage:+.3}"),

@@ -50,6 +50,7 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::Tokens, &["t"]),
     (Action::Entropy, &["e"]),
     (Action::Fold, &["z"]),
+    (Action::Transcript, &["v"]),
     (Action::Pin, &["space"]),
     (Action::Reference, &["r"]),
     (Action::LabelCalculation, &["1"]),

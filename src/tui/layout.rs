@@ -52,7 +52,11 @@ pub fn trajectory(body: Rect) -> TrajectoryAreas {
     let header_height = if body.height >= 10 { 3 } else { 0 };
     let [header, rest] =
         Layout::vertical([Constraint::Length(header_height), Constraint::Fill(1)]).areas(body);
-    let turns_width = if rest.width >= 60 { 22 } else { 0 };
+    let turns_width = match rest.width {
+        160.. => 36,
+        60.. => 22,
+        _ => 0,
+    };
     let [turns, pane] =
         Layout::horizontal([Constraint::Length(turns_width), Constraint::Fill(1)]).areas(rest);
     TrajectoryAreas {
@@ -66,6 +70,13 @@ pub fn trajectory(body: Rect) -> TrajectoryAreas {
 pub fn pane_rows(viewport: Rect) -> usize {
     let (_, body, _) = shell(viewport);
     usize::from(trajectory(body).pane.height.saturating_sub(4)).max(1)
+}
+
+/// How many rows of the whole conversation the trajectory pane shows (the pane less its
+/// borders).
+pub fn transcript_rows(viewport: Rect) -> usize {
+    let (_, body, _) = shell(viewport);
+    usize::from(trajectory(body).pane.height.saturating_sub(2)).max(1)
 }
 
 /// How many cells wide the trajectory pane's text is (the pane less its borders).

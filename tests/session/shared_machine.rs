@@ -218,8 +218,10 @@ fn a_spoofed_server_of_another_user_receives_not_a_byte() {
     let started = Instant::now();
     // The server truncates the report before it writes the count: an empty file is not yet
     // the answer.
-    while matches!(std::fs::read_to_string(&report).unwrap().as_str(), "none" | "")
-        && started.elapsed() < Duration::from_secs(10)
+    while matches!(
+        std::fs::read_to_string(&report).unwrap().as_str(),
+        "none" | ""
+    ) && started.elapsed() < Duration::from_secs(10)
     {
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -221,3 +221,22 @@ pub fn run_info(
         stage: None,
     }
 }
+
+/// The trajectory an importer makes of a real file of `tests/data/formats`.
+pub fn imported(name: &str) -> rollscope::trajectory::Trajectory {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/formats")
+        .join(name);
+    let mut found = None;
+    let options = rollscope::formats::ImportOptions::default();
+    rollscope::formats::import_file(&path, options, &mut |item| {
+        if let rollscope::formats::Item::Trajectory(trajectory) = item {
+            found.get_or_insert(*trajectory);
+        }
+        Ok(())
+    })
+    .unwrap();
+    let mut trajectory = found.expect("a trajectory");
+    trajectory.id = rollscope::trajectory::TrajectoryId(0x0e7a_5e11);
+    trajectory
+}

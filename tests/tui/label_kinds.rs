@@ -107,7 +107,7 @@ fn keys_five_to_nine_label_with_the_sessions_kinds_by_name() {
         summary: Box::new(summary),
     }));
     let screen = render(&app);
-    assert!(screen.contains("Label hallucination"), "{screen}");
+    assert!(screen.contains("hallucination"), "{screen}");
     assert!(!screen.contains("label5"), "{screen}");
     assert!(
         screen.contains("1-7 label"),

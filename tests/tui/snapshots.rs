@@ -49,6 +49,9 @@ fn trajectory_turn_with_tool_call_and_label() {
     });
     live.app.status.notice = None;
     snapshot("trajectory_turn", &live.app);
+    live.act(&[Action::Transcript]);
+    snapshot("trajectory_one_turn", &live.app);
+    live.act(&[Action::Transcript]);
     live.act(&[Action::Left, Action::Left]);
     snapshot("trajectory_prompt", &live.app);
     live.act(&[Action::Bottom]);
@@ -195,25 +198,6 @@ fn runs_with_a_pinned_run_overlaid() {
     snapshot("runs_overlay", &app);
 }
 
-/// The trajectory an importer makes of a real file of `tests/data/formats`.
-fn imported(name: &str) -> rollscope::trajectory::Trajectory {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/formats")
-        .join(name);
-    let mut found = None;
-    let options = rollscope::formats::ImportOptions::default();
-    rollscope::formats::import_file(&path, options, &mut |item| {
-        if let rollscope::formats::Item::Trajectory(trajectory) = item {
-            found.get_or_insert(*trajectory);
-        }
-        Ok(())
-    })
-    .unwrap();
-    let mut trajectory = found.expect("a trajectory");
-    trajectory.id = rollscope::trajectory::TrajectoryId(0x0e7a_5e11);
-    trajectory
-}
-
 #[test]
 fn openhands_turns_show_their_tool_calls_and_results() {
     let mut app = crate::content::opened(imported("openhands_wrong_initial_state.json"), 120, 34);
@@ -222,4 +206,18 @@ fn openhands_turns_show_their_tool_calls_and_results() {
     assert!(screen.contains("execute_bash"), "{screen}");
     assert!(screen.contains("mv /workspace/game_2048.py"), "{screen}");
     snapshot("trajectory_openhands", &app);
+}
+
+#[test]
+fn transcripts_of_agent_runs_at_80x24_and_200x60() {
+    for (name, file) in [
+        ("swe_agent", "swe_agent_0x_ctf_networking_1.traj"),
+        ("tau_bench", "tau_bench_airline_one.json"),
+        ("openhands", "openhands_wrong_initial_state.json"),
+    ] {
+        for (width, height) in [(80, 24), (200, 60)] {
+            let app = crate::content::opened(imported(file), width, height);
+            snapshot(&format!("transcript_{name}_{width}x{height}"), &app);
+        }
+    }
 }

@@ -13,6 +13,8 @@ fn enter_opens_from_the_preview_without_a_load_and_turns_step() {
     let commands = act(&mut app, &[Action::Open]);
     assert!(commands.is_empty(), "the preview already holds it");
     assert_eq!(app.screen(), Screen::Trajectory);
+    // One turn per pane: the scrolling below is the turn's own.
+    act(&mut app, &[Action::Transcript]);
     let open = app.tabs.rollouts.trajectory.open.as_ref().unwrap();
     let steps = open.trajectory().steps().len();
     assert_eq!(

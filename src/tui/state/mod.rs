@@ -13,6 +13,7 @@ pub mod stats;
 pub mod status;
 pub mod step_cursor;
 pub mod trajectory;
+pub mod transcript;
 
 use curate::CurateTab;
 use rollouts::RolloutsTab;

@@ -1,5 +1,5 @@
-//! The trajectory screen's state: the open trajectory, its sections, the current section and
-//! scroll, and the token view's cursor.
+//! The trajectory screen's state: the open trajectory, its sections, the current section,
+//! the scroll of the whole conversation (or of one turn, `v`), and the token view's cursor.
 
 use crate::engine::{LoadedTrajectory, Tag};
 use crate::store::TextHits;
@@ -11,7 +11,7 @@ use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{TextLine, Tone};
 use crate::tui::search_hits;
-use crate::tui::wrap::wrap;
+use crate::tui::state::transcript::{Place, Source, Transcript, laid_out};
 
 /// What the token view shades tokens by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -84,6 +84,12 @@ pub struct TrajectoryState {
     pub hits: Vec<usize>,
     /// Whether reasoning blocks are shown whole (`z`); folded to a line otherwise.
     pub unfolded: bool,
+    /// Whether the pane shows one turn (`v`) rather than the whole conversation.
+    pub per_turn: bool,
+    /// The whole conversation's scroll and laid-out sections.
+    pub transcript: Transcript,
+    /// Rows the whole conversation's pane shows (0 until measured).
+    pub page: usize,
 }
 
 impl TrajectoryState {
@@ -109,6 +115,10 @@ impl TrajectoryState {
         }
         let sections = sections(loaded, highlighter, blind);
         let again = self.reloading && self.id() == Some(loaded.trajectory.id);
+        self.transcript.reset();
+        if !again {
+            self.transcript.top = Place::default();
+        }
         if again {
             self.section = self.section.min(sections.len().saturating_sub(1));
         } else if let Some(step) = self.at_step.take() {
@@ -131,7 +141,10 @@ impl TrajectoryState {
             loaded: loaded.clone(),
             sections,
         }));
-        self.lay_out();
+        match again {
+            true => self.lay_out(),
+            false => self.go_to(self.section),
+        }
         true
     }
 
@@ -141,6 +154,7 @@ impl TrajectoryState {
             return;
         };
         let marked = search_hits::mark(&mut open.sections, hits);
+        self.transcript.reset();
         let mut sections =
             search_hits::sections_of_messages(open.trajectory(), &open.sections, &hits.messages);
         sections.extend(marked);
@@ -157,12 +171,24 @@ impl TrajectoryState {
     /// above it.
     fn go_to_hit(&mut self, section: usize) {
         self.go_to(section);
-        let first = self
-            .rows
-            .iter()
-            .position(|row| row.pieces.iter().any(|piece| piece.tone == Tone::Hit))
-            .unwrap_or(0);
-        self.scroll = first.saturating_sub(HIT_CONTEXT_ROWS);
+        let is_hit = |row: &TextLine| row.pieces.iter().any(|piece| piece.tone == Tone::Hit);
+        if self.per_turn {
+            let first = self.rows.iter().position(is_hit).unwrap_or(0);
+            self.scroll = first.saturating_sub(HIT_CONTEXT_ROWS);
+            return;
+        }
+        let Some(open) = &self.open else { return };
+        let source = source(open, self.columns, self.unfolded);
+        let first = Place { section, row: 0 };
+        let last = self.transcript.forward(source, first, usize::MAX);
+        let row = self
+            .transcript
+            .laid(section)
+            .and_then(|rows| rows.iter().position(is_hit))
+            .map_or(0, |row| row + 1);
+        let hit = Place { section, row }.min(last);
+        let top = self.transcript.backward(source, hit, HIT_CONTEXT_ROWS);
+        self.transcript.scroll_to(source, top.max(first), self.page);
     }
 
     /// Goes to the next (or previous) hit section, wrapping around; says which it is.
@@ -186,15 +212,25 @@ impl TrajectoryState {
         Outcome::Notice(format!("search hit {} of {count}", position + 1))
     }
 
-    /// Lays the current section out again when the pane's width changed.
-    pub fn fit(&mut self, columns: usize) {
-        if columns != self.columns {
+    /// Lays the pane out again when its width (in cells) or height (in rows) changed.
+    pub fn fit(&mut self, columns: usize, rows: usize) {
+        if (columns, rows) != (self.columns, self.page) {
             self.columns = columns;
+            self.page = rows;
             self.lay_out();
         }
     }
 
+    /// Lays out what the pane shows: the current turn, or the whole conversation's rows in
+    /// view.
     fn lay_out(&mut self) {
+        if !self.per_turn {
+            if let Some(open) = &self.open {
+                let source = source(open, self.columns, self.unfolded);
+                self.transcript.refresh(source, self.page);
+            }
+            return;
+        }
         let lines = self
             .open
             .as_ref()
@@ -204,11 +240,14 @@ impl TrajectoryState {
         self.scroll = self.scroll.min(self.rows.len().saturating_sub(1));
     }
 
-    /// How far the widest code line reaches past the pane's width.
+    /// How far the widest code line shown reaches past the pane's width.
     fn overhang(&self) -> usize {
-        self.rows
-            .iter()
-            .filter(|row| row.code)
+        let rows: Box<dyn Iterator<Item = &TextLine>> = if self.per_turn {
+            Box::new(self.rows.iter())
+        } else {
+            Box::new(self.transcript.laid_lines())
+        };
+        rows.filter(|row| row.code)
             .map(|row| crate::tui::wrap::width(&row.pieces))
             .max()
             .unwrap_or(0)
@@ -242,12 +281,19 @@ impl TrajectoryState {
         }
     }
 
-    /// Opens a section at its top.
+    /// Opens a section at its top (in the whole conversation: brings its top into view).
     pub fn go_to(&mut self, section: usize) {
         self.section = section;
         self.scroll = 0;
         self.across = 0;
-        self.lay_out();
+        match &self.open {
+            Some(open) if !self.per_turn => {
+                let source = source(open, self.columns, self.unfolded);
+                let place = Place { section, row: 0 };
+                self.transcript.scroll_to(source, place, self.page);
+            }
+            _ => self.lay_out(),
+        }
     }
 
     /// Handles navigation; `page` is the pane's height in lines.
@@ -268,6 +314,25 @@ impl TrajectoryState {
             return token_action(cursor, action, count);
         }
         let sections = open.sections.len();
+        match action {
+            Action::Transcript => {
+                self.per_turn = !self.per_turn;
+                self.go_to(self.section);
+                return Outcome::Commands(Vec::new());
+            }
+            Action::Down
+            | Action::Up
+            | Action::PageDown
+            | Action::PageUp
+            | Action::Top
+            | Action::Bottom
+                if !self.per_turn =>
+            {
+                self.scroll_transcript(action);
+                return Outcome::Commands(Vec::new());
+            }
+            _ => {}
+        }
         // The top line that shows the last page full: End goes there, and no key scrolls past.
         let last_line = self.rows.len().saturating_sub(page.max(1));
         match action {
@@ -284,7 +349,11 @@ impl TrajectoryState {
             Action::Top => self.scroll = 0,
             Action::Bottom => self.scroll = last_line,
             Action::Tokens => {
-                if open.trajectory().token_trace.is_none() {
+                if self
+                    .open
+                    .as_ref()
+                    .is_none_or(|open| open.trajectory().token_trace.is_none())
+                {
                     return Outcome::Notice("this trajectory has no token trace".into());
                 }
                 self.tokens = Some(TokenCursor::default());
@@ -302,31 +371,48 @@ impl TrajectoryState {
     }
 }
 
+impl TrajectoryState {
+    /// Scrolls the whole conversation; the turn at the top becomes the current one (`End`
+    /// makes the last turn current).
+    fn scroll_transcript(&mut self, action: Action) {
+        let Some(open) = &self.open else { return };
+        let source = source(open, self.columns, self.unfolded);
+        let page = self.page.max(1);
+        let top = self.transcript.top;
+        let place = match action {
+            Action::Down => self.transcript.forward(source, top, 1),
+            Action::Up => self.transcript.backward(source, top, 1),
+            Action::PageDown => self.transcript.forward(source, top, page),
+            Action::PageUp => self.transcript.backward(source, top, page),
+            Action::Bottom => self.transcript.last_top(source, page),
+            _ => Place::default(),
+        };
+        self.transcript.scroll_to(source, place, page);
+        self.section = match action {
+            Action::Bottom => open
+                .sections
+                .len()
+                .saturating_sub(2)
+                .max(self.transcript.top.section),
+            _ => self.transcript.top.section,
+        };
+    }
+}
+
+/// What the whole conversation is laid out from.
+fn source(open: &OpenTrajectory, columns: usize, unfolded: bool) -> Source<'_> {
+    Source {
+        sections: &open.sections,
+        columns,
+        unfolded,
+    }
+}
+
 /// Rows shown above a search hit that a jump brings into view.
 const HIT_CONTEXT_ROWS: usize = 6;
 
 /// Columns one sideways scroll moves code by.
 const SIDE_STEP: usize = 8;
-
-/// Lines laid out at a width: prose wrapped at spaces, code kept whole.
-fn laid_out(lines: &[TextLine], columns: usize) -> Vec<TextLine> {
-    lines
-        .iter()
-        .flat_map(|line| {
-            if line.code {
-                return vec![line.clone()];
-            }
-            wrap(&line.pieces, columns)
-                .into_iter()
-                .map(|pieces| TextLine {
-                    pieces,
-                    code: false,
-                    reasoning: line.reasoning,
-                })
-                .collect()
-        })
-        .collect()
-}
 
 fn token_action(cursor: &mut TokenCursor, action: Action, count: usize) -> Outcome {
     let last = count.saturating_sub(1);

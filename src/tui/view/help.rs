@@ -42,6 +42,14 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (pair(Action::Left, Action::Right), "turn"),
             (pair(Action::Down, Action::Up), "scroll"),
             (keys(Action::Tokens), "tokens"),
+            (
+                keys(Action::Transcript),
+                if app.tabs.rollouts.trajectory.per_turn {
+                    "whole"
+                } else {
+                    "one turn"
+                },
+            ),
             (label_keys(app), "label"),
             (keys(Action::Note), "note"),
             (keys(Action::Undo), "undo"),

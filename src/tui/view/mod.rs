@@ -13,6 +13,7 @@ mod stats;
 mod stats_compare;
 mod tokens;
 mod trajectory;
+mod transcript;
 mod view_keys;
 pub mod widgets;
 

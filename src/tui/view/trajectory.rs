@@ -16,6 +16,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthStr;
 
 /// Draws the trajectory screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -63,6 +64,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     if state.tokens.is_some() {
         tokens::draw(frame, areas.pane, app, open);
+    } else if !state.per_turn {
+        super::transcript::draw(frame, areas.pane, app, open);
     } else {
         draw_pane(frame, areas.pane, app, open);
     }
@@ -224,6 +227,12 @@ fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory
                         app.tabs.rollouts.blind,
                     );
                     spans.extend(label_letters(theme, &labels));
+                    let used: usize = spans.iter().map(|item| item.content.width()).sum();
+                    let room = usize::from(area.width.saturating_sub(3)).saturating_sub(used);
+                    if let Some(brief) = section.brief.as_deref().filter(|_| room > 2) {
+                        let brief = clip(brief, room - 2);
+                        spans.push(span(theme, Tone::CodeKey, format!(" {}", inert(&brief))));
+                    }
                     spans
                 }
             };

@@ -38,6 +38,12 @@ const TRAJECTORY: &[(Action, &str)] = &[
     (Action::Up, "scroll up"),
     (Action::PageDown, "page down"),
     (Action::PageUp, "page up"),
+    (Action::Top, "first message"),
+    (Action::Bottom, "last message"),
+    (
+        Action::Transcript,
+        "whole conversation in one pane / one turn per pane",
+    ),
     (Action::ScrollRight, "scroll code and JSON right"),
     (Action::ScrollLeft, "scroll code and JSON left"),
     (

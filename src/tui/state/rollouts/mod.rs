@@ -128,7 +128,8 @@ impl RolloutsTab {
     /// row of the token view.
     fn refit_tokens(&mut self, viewport: Rect, token_text: &dyn TokenText) {
         let width = layout::pane_columns(viewport);
-        self.trajectory.fit(width);
+        self.trajectory
+            .fit(width, layout::transcript_rows(viewport));
         let open = self.trajectory.open.as_ref();
         let ids = open
             .and_then(|open| open.trajectory().token_trace.as_ref())
