@@ -289,6 +289,9 @@ pub fn tool_brief(call: &ToolCall) -> String {
             .find_map(|key| object.get(*key).and_then(Value::as_str))
             .or_else(|| object.values().find_map(Value::as_str))
     });
+    if object.is_some_and(serde_json::Map::is_empty) {
+        return call.name.clone();
+    }
     let argument = main.unwrap_or(&call.arguments);
     let first = argument
         .lines()
