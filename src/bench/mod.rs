@@ -19,6 +19,7 @@ mod session_soak;
 pub mod steps;
 pub mod store;
 pub mod train;
+pub mod transcript;
 pub mod tui;
 pub mod update;
 
@@ -35,6 +36,7 @@ pub use session::{SessionBenchOptions, SessionBenchReport, bench_session};
 pub use session_soak::SoakReport;
 pub use store::{StoreBenchOptions, StoreBenchReport, bench_store};
 pub use train::{TrainBenchOptions, TrainBenchReport, bench_train};
+pub use transcript::{TranscriptBenchOptions, TranscriptBenchReport, bench_transcript};
 pub use tui::{TuiBenchOptions, TuiBenchReport, bench_tui};
 pub use update::{UpdateBenchOptions, UpdateBenchReport, bench_update};
 

@@ -127,8 +127,11 @@ fn draw(terminal: &mut BenchTerminal, app: &App) -> anyhow::Result<Duration> {
     Ok(start.elapsed())
 }
 
-/// Median, 95th percentile and maximum, in milliseconds.
-fn spread(mut samples: Vec<Duration>) -> Spread {
+/// Median, 95th percentile and maximum, in milliseconds (none: zeros).
+pub(super) fn spread(mut samples: Vec<Duration>) -> Spread {
+    if samples.is_empty() {
+        samples.push(Duration::ZERO);
+    }
     samples.sort();
     let at = |quantile: f64| samples[((samples.len() - 1) as f64 * quantile).round() as usize];
     Spread {
@@ -138,12 +141,13 @@ fn spread(mut samples: Vec<Duration>) -> Spread {
     }
 }
 
-fn milliseconds(duration: Duration) -> f64 {
+/// A duration in milliseconds.
+pub(super) fn milliseconds(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
 }
 
 /// Peak resident memory of this process (VmHWM), in MiB.
-fn peak_rss_mib() -> Option<f64> {
+pub(super) fn peak_rss_mib() -> Option<f64> {
     peak_memory_bytes().map(|bytes| bytes as f64 / (1024.0 * 1024.0))
 }
 

@@ -8,6 +8,7 @@ use super::bench_store_args::{
     ExportBenchArgs, FollowBenchArgs, ImportBenchArgs, SearchBenchArgs, SessionBenchArgs,
     StoreBenchArgs, TuiBenchArgs,
 };
+use super::bench_transcript::{self, TranscriptBenchArgs};
 use super::bench_update::{self, PrefixBenchArgs, UpdateBenchArgs};
 use super::{Cli, bench_print, model, run_progress};
 use crate::bench::{self, BenchProgress};
@@ -42,6 +43,9 @@ pub enum BenchCommand {
     Model(BenchModelArgs),
     /// The TUI on a large synthetic store: start-up, frame time, paging, memory.
     Tui(TuiBenchArgs),
+    /// One generated agent trajectory of 130,000 messages (commands, code, edits, JSON,
+    /// diffs) in the TUI's whole-conversation view: open, jump to the end, scroll, memory.
+    Transcript(TranscriptBenchArgs),
     /// Exports of 100k stored trajectories (all, filtered, best of N, with traces): time and
     /// peak memory.
     Export(ExportBenchArgs),
@@ -102,6 +106,10 @@ pub fn run(cli: &Cli, command: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Tui(args) => {
             let report = bench::bench_tui(&args.options()?, &mut progress_bars(PLAIN_BARS))?;
             print(json, &report, bench_print::tui)
+        }
+        BenchCommand::Transcript(args) => {
+            let report = bench::bench_transcript(&args.options())?;
+            print(json, &report, bench_transcript::print)
         }
         BenchCommand::Export(args) => {
             let report = bench::bench_export(&args.options(), &mut progress_bars(PLAIN_BARS))?;

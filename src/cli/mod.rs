@@ -8,6 +8,7 @@ mod bench_all;
 mod bench_args;
 mod bench_print;
 mod bench_store_args;
+mod bench_transcript;
 mod bench_update;
 mod curate;
 mod curate_stats;

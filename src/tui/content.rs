@@ -7,7 +7,7 @@ use super::highlight::{Highlighter, Language};
 use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose, reasoning};
 use crate::engine::LoadedTrajectory;
 use crate::text::reasoning_parts;
-use crate::trajectory::{Message, Role, ToolCall, Trajectory};
+use crate::trajectory::{Message, Role, StepLocation, ToolCall, Trajectory};
 use serde_json::Value;
 
 /// What a section of the trajectory screen holds.
@@ -30,87 +30,107 @@ pub struct SectionContent {
     pub lines: Vec<TextLine>,
     /// What the turn ran, in a few words (`bash: pytest -x`), when it called a tool.
     pub brief: Option<String>,
+    /// Whether `lines` are built (an outline's sections are built when first shown).
+    pub built: bool,
 }
 
-/// The sections of a trajectory, in order: prompt, steps, outcome; `blind` leaves out what
-/// a fork tells (its origin, branches, success-from-here).
+/// The sections of a trajectory, in order: prompt, steps, outcome, each built whole;
+/// `blind` leaves out what a fork tells (its origin, branches, success-from-here).
 pub fn sections(
     loaded: &LoadedTrajectory,
     highlighter: &Highlighter,
     blind: bool,
 ) -> Vec<SectionContent> {
-    let trajectory = &loaded.trajectory;
-    let mut prompt = if blind {
-        Vec::new()
-    } else {
-        fork_lines::origin_lines(trajectory)
-    };
-    prompt.extend(prompt_lines(loaded));
-    let mut sections = vec![SectionContent {
-        section: Section::Prompt,
-        lines: prose(prompt),
-        brief: None,
-    }];
-    let steps = trajectory.steps();
-    for (index, location) in steps.iter().enumerate() {
-        let message = &trajectory.messages[location.message];
-        let last_of_message = steps
-            .get(index + 1)
-            .is_none_or(|next| next.message != location.message);
-        let first_of_message = index == 0 || steps[index - 1].message != location.message;
-        let mut lines = Vec::new();
-        if !blind && first_of_message && fork_lines::sampled_from(trajectory, location.message) {
-            lines.push(vec![piece(Tone::Warn, "── sampled again from here ──")]);
-        }
-        let mut lines = prose(lines);
-        if first_of_message && let Some(kept) = &message.reasoning {
-            lines.extend(reasoning(paragraph(Tone::Muted, kept)));
-        }
-        for (index, part) in reasoning_parts(message.span_text(location.span))
-            .into_iter()
-            .enumerate()
-        {
-            match part.reasoning {
-                true => lines.extend(reasoning(paragraph(Tone::Muted, part.text.trim()))),
-                false if index == 0 => lines.extend(prose(paragraph(Tone::Text, part.text))),
-                false => lines.extend(prose(paragraph(Tone::Text, part.text.trim_start()))),
-            }
-        }
-        if last_of_message {
-            for call in &message.tool_calls {
-                lines.extend(prose(vec![Vec::new()]));
-                lines.extend(tool_call_lines(call, highlighter));
-            }
-            for (index, reply) in following_messages(trajectory, location.message) {
-                lines.extend(prose(vec![Vec::new()]));
-                let edited = fork_lines::edited_original(trajectory, index).filter(|_| !blind);
-                lines.extend(reply_lines(reply, edited));
-            }
-        }
-        let brief = match message.tool_calls.first() {
-            Some(call) if last_of_message => Some(tool_brief(call)),
-            _ => fenced_brief(message.span_text(location.span)),
-        };
-        sections.push(SectionContent {
-            section: Section::Step(index),
-            lines,
-            brief,
-        });
+    let steps = loaded.trajectory.steps();
+    let mut sections = super::outline::outline(&loaded.trajectory);
+    for content in &mut sections {
+        content.lines = section_lines(loaded, highlighter, blind, &steps, content.section);
+        content.built = true;
     }
-    let mut outcome = outcome_lines(loaded, blind);
-    if !blind {
-        outcome.extend(fork_lines::branch_lines(trajectory));
-        outcome.extend(fork_lines::tree_lines(&loaded.tree, trajectory.id));
-        if let Some(parent) = &loaded.parent {
-            outcome.extend(fork_lines::parent_diff_lines(trajectory, parent));
-        }
-    }
-    sections.push(SectionContent {
-        section: Section::Outcome,
-        lines: prose(outcome),
-        brief: None,
-    });
     sections
+}
+
+/// One section's lines; `steps` are the trajectory's, `blind` leaves out what a fork tells.
+pub fn section_lines(
+    loaded: &LoadedTrajectory,
+    highlighter: &Highlighter,
+    blind: bool,
+    steps: &[StepLocation],
+    section: Section,
+) -> Vec<TextLine> {
+    let trajectory = &loaded.trajectory;
+    match section {
+        Section::Prompt => {
+            let mut prompt = if blind {
+                Vec::new()
+            } else {
+                fork_lines::origin_lines(trajectory)
+            };
+            prompt.extend(prompt_lines(loaded));
+            prose(prompt)
+        }
+        Section::Step(index) => step_lines(trajectory, highlighter, blind, steps, index),
+        Section::Outcome => {
+            let mut outcome = outcome_lines(loaded, blind);
+            if !blind {
+                outcome.extend(fork_lines::branch_lines(trajectory));
+                outcome.extend(fork_lines::tree_lines(&loaded.tree, trajectory.id));
+                if let Some(parent) = &loaded.parent {
+                    outcome.extend(fork_lines::parent_diff_lines(trajectory, parent));
+                }
+            }
+            prose(outcome)
+        }
+    }
+}
+
+/// A step's lines: what the policy wrote (reasoning folded apart), its tool calls and the
+/// observations that came back.
+fn step_lines(
+    trajectory: &Trajectory,
+    highlighter: &Highlighter,
+    blind: bool,
+    steps: &[StepLocation],
+    index: usize,
+) -> Vec<TextLine> {
+    let Some(location) = steps.get(index) else {
+        return Vec::new();
+    };
+    let message = &trajectory.messages[location.message];
+    let last_of_message = steps
+        .get(index + 1)
+        .is_none_or(|next| next.message != location.message);
+    let first_of_message = index == 0 || steps[index - 1].message != location.message;
+    let mut lines = Vec::new();
+    if !blind && first_of_message && fork_lines::sampled_from(trajectory, location.message) {
+        lines.push(vec![piece(Tone::Warn, "── sampled again from here ──")]);
+    }
+    let mut lines = prose(lines);
+    if first_of_message && let Some(kept) = &message.reasoning {
+        lines.extend(reasoning(paragraph(Tone::Muted, kept)));
+    }
+    for (index, part) in reasoning_parts(message.span_text(location.span))
+        .into_iter()
+        .enumerate()
+    {
+        match part.reasoning {
+            true => lines.extend(reasoning(paragraph(Tone::Muted, part.text.trim()))),
+            false if index == 0 => lines.extend(prose(paragraph(Tone::Text, part.text))),
+            false => lines.extend(prose(paragraph(Tone::Text, part.text.trim_start()))),
+        }
+    }
+    if last_of_message {
+        for call in &message.tool_calls {
+            lines.extend(prose(vec![Vec::new()]));
+            lines.extend(tool_call_lines(call, highlighter));
+        }
+        for (index, reply) in following_messages(trajectory, location.message) {
+            lines.extend(prose(vec![Vec::new()]));
+            let edited = fork_lines::edited_original(trajectory, index).filter(|_| !blind);
+            lines.extend(reply_lines(reply, edited));
+        }
+    }
+    lines
 }
 
 /// A section's lines with each run of reasoning lines folded to one marker line, unless
@@ -267,56 +287,6 @@ pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<TextLi
         serde_json::to_string_pretty(&arguments).unwrap_or_else(|_| call.arguments.clone());
     lines.extend(code(highlighter.highlight(Language::Json, &pretty)));
     lines
-}
-
-/// A tool call in a few words: its name and the first line of its main argument (the
-/// command, code, path or query; else the first text argument; else the raw arguments).
-pub fn tool_brief(call: &ToolCall) -> String {
-    const MAIN: [&str; 8] = [
-        "command",
-        "cmd",
-        "code",
-        "script",
-        "path",
-        "file_path",
-        "query",
-        "url",
-    ];
-    let arguments = call.parsed_arguments();
-    let object = arguments.as_ref().and_then(Value::as_object);
-    let main = object.and_then(|object| {
-        MAIN.iter()
-            .find_map(|key| object.get(*key).and_then(Value::as_str))
-            .or_else(|| object.values().find_map(Value::as_str))
-    });
-    if object.is_some_and(serde_json::Map::is_empty) {
-        return call.name.clone();
-    }
-    let argument = main.unwrap_or(&call.arguments);
-    let first = argument
-        .lines()
-        .map(str::trim)
-        .find(|line| !line.is_empty());
-    match first {
-        Some(line) => format!("{}: {}", call.name, crate::text::clip(line, 60)),
-        None => call.name.clone(),
-    }
-}
-
-/// The first line of the last fenced code block of a turn's text: the action of agents that
-/// write their commands in the text (SWE-agent, mini-swe-agent).
-fn fenced_brief(text: &str) -> Option<String> {
-    let (before, _) = text.rsplit_once("```")?;
-    let (_, block) = before.rsplit_once("```")?;
-    let mut lines = block.lines();
-    let opening = lines.next().unwrap_or("").trim();
-    let first = match opening.contains(' ') || lines.clone().next().is_none() {
-        true => Some(opening),
-        false => lines.map(str::trim).find(|line| !line.is_empty()),
-    };
-    first
-        .filter(|line| !line.is_empty())
-        .map(|line| crate::text::clip(line, 60).into_owned())
 }
 
 /// Code a tool call carries as its only argument: Python for python tools, shell for shells.

@@ -16,6 +16,7 @@ pub mod launch_form;
 pub mod layout;
 pub mod memory;
 pub mod outcome;
+pub mod outline;
 pub mod prompt;
 pub mod rich;
 pub mod search_hits;

@@ -121,6 +121,7 @@ mod tests {
     fn words_are_marked_whole_by_stem_and_case_blind() {
         let mut sections = vec![SectionContent {
             brief: None,
+            built: true,
             section: Section::Prompt,
             lines: vec![TextLine {
                 pieces: vec![part(Tone::Text, "Final Answer: 241, answers 2410")],

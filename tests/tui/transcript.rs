@@ -151,3 +151,18 @@ fn a_long_trajectory_jumps_to_its_last_message_and_back() {
     act(&mut app, &[Action::Top]);
     assert!(render(&app).contains("Do it."));
 }
+
+#[test]
+fn the_transcript_benchmark_opens_its_generated_trajectory_and_reaches_both_ends() {
+    let options = rollscope::bench::TranscriptBenchOptions {
+        messages: 2_000,
+        scrolls: 3,
+        size: (100, 30),
+    };
+    let trajectory = rollscope::bench::transcript::agent_trajectory(options.messages);
+    assert_eq!(trajectory.messages.len(), 2_000);
+    let report = rollscope::bench::bench_transcript(&options).unwrap();
+    assert_eq!(report.messages, 2_000);
+    assert_eq!(report.turns, trajectory.steps().len());
+    assert!(report.open_ms > 0.0 && report.end_ms > 0.0);
+}

@@ -5,6 +5,7 @@
 pub mod curate;
 pub mod group;
 pub mod list;
+pub mod open_trajectory;
 pub mod overview;
 pub mod rollouts;
 mod run_words;

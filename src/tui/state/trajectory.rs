@@ -3,15 +3,18 @@
 
 use crate::engine::{LoadedTrajectory, Tag};
 use crate::store::TextHits;
-use crate::trajectory::{Label, Trajectory, TrajectoryId};
+use crate::trajectory::{Label, TrajectoryId};
 use crate::tui::action::Action;
 use crate::tui::annotate;
-use crate::tui::content::{Section, SectionContent, fold_reasoning, sections};
+use crate::tui::content::{Section, SectionContent, fold_reasoning};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{TextLine, Tone};
 use crate::tui::search_hits;
+use crate::tui::state::open_trajectory::Builder;
+pub use crate::tui::state::open_trajectory::OpenTrajectory;
 use crate::tui::state::transcript::{Place, Source, Transcript, laid_out};
+use std::sync::Arc;
 
 /// What the token view shades tokens by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -34,22 +37,6 @@ pub struct TokenCursor {
     pub per_row: usize,
     /// Columns per token cell at the current width; 0 until measured.
     pub cell: usize,
-}
-
-/// A loaded trajectory with its prepared content.
-#[derive(Clone, Debug, PartialEq)]
-pub struct OpenTrajectory {
-    /// The trajectory and its task.
-    pub loaded: LoadedTrajectory,
-    /// Prompt, steps, outcome.
-    pub sections: Vec<SectionContent>,
-}
-
-impl OpenTrajectory {
-    /// The trajectory.
-    pub fn trajectory(&self) -> &Trajectory {
-        &self.loaded.trajectory
-    }
 }
 
 /// The trajectory screen's state.
@@ -90,6 +77,11 @@ pub struct TrajectoryState {
     pub transcript: Transcript,
     /// Rows the whole conversation's pane shows (0 until measured).
     pub page: usize,
+    /// Highlights sections' code blocks as they are built (shared with the rollouts tab;
+    /// loaded when the first trajectory opens).
+    highlighter: Option<Arc<Highlighter>>,
+    /// The search whose words are marked in sections as they are built.
+    marks: Option<TextHits>,
 }
 
 impl TrajectoryState {
@@ -107,13 +99,13 @@ impl TrajectoryState {
         &mut self,
         tag: Tag,
         loaded: &LoadedTrajectory,
-        highlighter: &Highlighter,
+        highlighter: &Arc<Highlighter>,
         blind: bool,
     ) -> bool {
         if tag != self.tag || self.loading != Some(loaded.trajectory.id) {
             return false;
         }
-        let sections = sections(loaded, highlighter, blind);
+        let sections = crate::tui::outline::outline(&loaded.trajectory);
         let again = self.reloading && self.id() == Some(loaded.trajectory.id);
         self.transcript.reset();
         if !again {
@@ -137,9 +129,13 @@ impl TrajectoryState {
         self.tokens = self.tokens.map(|cursor| TokenCursor { index: 0, ..cursor });
         self.loading = None;
         self.hits.clear();
+        self.marks = None;
+        self.highlighter = Some(Arc::clone(highlighter));
         self.open = Some(Box::new(OpenTrajectory {
             loaded: loaded.clone(),
             sections,
+            steps: loaded.trajectory.steps(),
+            blind,
         }));
         match again {
             true => self.lay_out(),
@@ -153,7 +149,9 @@ impl TrajectoryState {
         let Some(open) = self.open.as_mut().filter(|open| open.trajectory().id == id) else {
             return;
         };
+        // Sections built so far are marked now, the others as they are built.
         let marked = search_hits::mark(&mut open.sections, hits);
+        self.marks = Some(hits.clone());
         self.transcript.reset();
         let mut sections =
             search_hits::sections_of_messages(open.trajectory(), &open.sections, &hits.messages);
@@ -177,18 +175,17 @@ impl TrajectoryState {
             self.scroll = first.saturating_sub(HIT_CONTEXT_ROWS);
             return;
         }
-        let Some(open) = &self.open else { return };
-        let source = source(open, self.columns, self.unfolded);
-        let first = Place { section, row: 0 };
-        let last = self.transcript.forward(source, first, usize::MAX);
-        let row = self
-            .transcript
-            .laid(section)
-            .and_then(|rows| rows.iter().position(is_hit))
-            .map_or(0, |row| row + 1);
-        let hit = Place { section, row }.min(last);
-        let top = self.transcript.backward(source, hit, HIT_CONTEXT_ROWS);
-        self.transcript.scroll_to(source, top.max(first), self.page);
+        let page = self.page;
+        self.with_source(|transcript, source| {
+            let first = Place { section, row: 0 };
+            transcript.forward(source, first, 0);
+            let row = transcript
+                .laid(section)
+                .and_then(|rows| rows.iter().position(is_hit))
+                .map_or(0, |row| row + 1);
+            let top = transcript.backward(source, Place { section, row }, HIT_CONTEXT_ROWS);
+            transcript.scroll_to(source, top.max(first), page);
+        });
     }
 
     /// Goes to the next (or previous) hit section, wrapping around; says which it is.
@@ -225,11 +222,12 @@ impl TrajectoryState {
     /// view.
     fn lay_out(&mut self) {
         if !self.per_turn {
-            if let Some(open) = &self.open {
-                let source = source(open, self.columns, self.unfolded);
-                self.transcript.refresh(source, self.page);
-            }
+            let page = self.page;
+            self.with_source(|transcript, source| transcript.refresh(source, page));
             return;
+        }
+        if let (Some(open), Some(highlighter)) = (&mut self.open, &self.highlighter) {
+            open.build(self.section, highlighter, self.marks.as_ref());
         }
         let lines = self
             .open
@@ -286,14 +284,14 @@ impl TrajectoryState {
         self.section = section;
         self.scroll = 0;
         self.across = 0;
-        match &self.open {
-            Some(open) if !self.per_turn => {
-                let source = source(open, self.columns, self.unfolded);
-                let place = Place { section, row: 0 };
-                self.transcript.scroll_to(source, place, self.page);
-            }
-            _ => self.lay_out(),
+        if self.per_turn {
+            self.lay_out();
+            return;
         }
+        let page = self.page;
+        self.with_source(|transcript, source| {
+            transcript.scroll_to(source, Place { section, row: 0 }, page);
+        });
     }
 
     /// Handles navigation; `page` is the pane's height in lines.
@@ -375,36 +373,43 @@ impl TrajectoryState {
     /// Scrolls the whole conversation; the turn at the top becomes the current one (`End`
     /// makes the last turn current).
     fn scroll_transcript(&mut self, action: Action) {
-        let Some(open) = &self.open else { return };
-        let source = source(open, self.columns, self.unfolded);
         let page = self.page.max(1);
-        let top = self.transcript.top;
-        let place = match action {
-            Action::Down => self.transcript.forward(source, top, 1),
-            Action::Up => self.transcript.backward(source, top, 1),
-            Action::PageDown => self.transcript.forward(source, top, page),
-            Action::PageUp => self.transcript.backward(source, top, page),
-            Action::Bottom => self.transcript.last_top(source, page),
-            _ => Place::default(),
-        };
-        self.transcript.scroll_to(source, place, page);
+        self.with_source(|transcript, source| {
+            let top = transcript.top;
+            let place = match action {
+                Action::Down => transcript.forward(source, top, 1),
+                Action::Up => transcript.backward(source, top, 1),
+                Action::PageDown => transcript.forward(source, top, page),
+                Action::PageUp => transcript.backward(source, top, page),
+                Action::Bottom => transcript.last_top(source, page),
+                _ => Place::default(),
+            };
+            transcript.scroll_to(source, place, page);
+        });
+        let top = self.transcript.top.section;
+        let sections = self.open.as_ref().map_or(0, |open| open.sections.len());
         self.section = match action {
-            Action::Bottom => open
-                .sections
-                .len()
-                .saturating_sub(2)
-                .max(self.transcript.top.section),
-            _ => self.transcript.top.section,
+            Action::Bottom => sections.saturating_sub(2).max(top),
+            _ => top,
         };
     }
-}
 
-/// What the whole conversation is laid out from.
-fn source(open: &OpenTrajectory, columns: usize, unfolded: bool) -> Source<'_> {
-    Source {
-        sections: &open.sections,
-        columns,
-        unfolded,
+    /// Runs `work` on the transcript and the open trajectory's sections (built as laid out).
+    fn with_source(&mut self, work: impl FnOnce(&mut Transcript, &mut Source)) {
+        let (Some(open), Some(highlighter)) = (self.open.as_deref_mut(), &self.highlighter) else {
+            return;
+        };
+        let mut builder = Builder {
+            open,
+            highlighter,
+            marks: self.marks.as_ref(),
+        };
+        let mut source = Source {
+            sections: &mut builder,
+            columns: self.columns,
+            unfolded: self.unfolded,
+        };
+        work(&mut self.transcript, &mut source);
     }
 }
 

@@ -17,11 +17,29 @@ pub struct Place {
     pub row: usize,
 }
 
+/// Sections a transcript lays out, each built when first asked for.
+pub trait SectionSource {
+    /// How many sections there are.
+    fn count(&self) -> usize;
+    /// A section's lines, built if they were not yet (none past the last section).
+    fn lines(&mut self, section: usize) -> &[TextLine];
+}
+
+impl SectionSource for Vec<SectionContent> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+
+    fn lines(&mut self, section: usize) -> &[TextLine] {
+        self.get(section)
+            .map_or(&[], |content| content.lines.as_slice())
+    }
+}
+
 /// What a transcript is laid out from: the sections, the width and the reasoning fold.
-#[derive(Clone, Copy, Debug)]
 pub struct Source<'a> {
     /// Prompt, steps, outcome.
-    pub sections: &'a [SectionContent],
+    pub sections: &'a mut dyn SectionSource,
     /// The pane's width, in cells.
     pub columns: usize,
     /// Whether reasoning blocks are shown whole.
@@ -58,28 +76,21 @@ impl Transcript {
     }
 
     /// Rows of a section (its boundary line and its lines), laying it out if needed.
-    fn rows(&mut self, source: Source, section: usize) -> usize {
+    fn rows(&mut self, source: &mut Source, section: usize) -> usize {
         if self.laid_for != (source.columns, source.unfolded) {
             self.laid.clear();
             self.laid_for = (source.columns, source.unfolded);
         }
         let lines = self.laid.entry(section).or_insert_with(|| {
-            source
-                .sections
-                .get(section)
-                .map_or_else(Vec::new, |content| {
-                    laid_out(
-                        &fold_reasoning(&content.lines, source.unfolded),
-                        source.columns,
-                    )
-                })
+            let lines = source.sections.lines(section);
+            laid_out(&fold_reasoning(lines, source.unfolded), source.columns)
         });
         1 + lines.len()
     }
 
     /// The place `count` rows after `from`, or the last row.
-    pub fn forward(&mut self, source: Source, from: Place, count: usize) -> Place {
-        let sections = source.sections.len();
+    pub fn forward(&mut self, source: &mut Source, from: Place, count: usize) -> Place {
+        let sections = source.sections.count();
         let mut place = from;
         let mut left = count;
         while place.section < sections {
@@ -103,7 +114,7 @@ impl Transcript {
     }
 
     /// The place `count` rows before `from`, or the first row.
-    pub fn backward(&mut self, source: Source, from: Place, count: usize) -> Place {
+    pub fn backward(&mut self, source: &mut Source, from: Place, count: usize) -> Place {
         let mut place = from;
         let mut left = count;
         loop {
@@ -124,8 +135,8 @@ impl Transcript {
     }
 
     /// The top row that shows the last page full (the first row if everything fits).
-    pub fn last_top(&mut self, source: Source, page: usize) -> Place {
-        let Some(section) = source.sections.len().checked_sub(1) else {
+    pub fn last_top(&mut self, source: &mut Source, page: usize) -> Place {
+        let Some(section) = source.sections.count().checked_sub(1) else {
             return Place::default();
         };
         let last = Place {
@@ -137,7 +148,7 @@ impl Transcript {
 
     /// Puts `place` at the top (or as near as the last page allows) and lays out what the
     /// pane then shows.
-    pub fn scroll_to(&mut self, source: Source, place: Place, page: usize) {
+    pub fn scroll_to(&mut self, source: &mut Source, place: Place, page: usize) {
         let last_top = self.last_top(source, page);
         self.top = place.min(last_top);
         self.at_end = self.top == last_top;
@@ -145,12 +156,12 @@ impl Transcript {
     }
 
     /// Keeps the top where it is, within bounds, laying out what the pane shows.
-    pub fn refresh(&mut self, source: Source, page: usize) {
+    pub fn refresh(&mut self, source: &mut Source, page: usize) {
         let top = Place {
             section: self
                 .top
                 .section
-                .min(source.sections.len().saturating_sub(1)),
+                .min(source.sections.count().saturating_sub(1)),
             ..self.top
         };
         let top = Place {
@@ -193,6 +204,7 @@ mod tests {
             .enumerate()
             .map(|(index, &length)| SectionContent {
                 brief: None,
+                built: true,
                 section: Section::Step(index),
                 lines: prose(
                     (0..length)
@@ -209,9 +221,9 @@ mod tests {
 
     #[test]
     fn moves_cross_sections_and_stop_at_the_ends() {
-        let content = sections(&[2, 0, 3]);
-        let source = Source {
-            sections: &content,
+        let mut content = sections(&[2, 0, 3]);
+        let source = &mut Source {
+            sections: &mut content,
             columns: 40,
             unfolded: false,
         };
@@ -228,9 +240,9 @@ mod tests {
 
     #[test]
     fn only_what_is_shown_is_laid_out() {
-        let content = sections(&vec![5; 10_000]);
-        let source = Source {
-            sections: &content,
+        let mut content = sections(&vec![5; 10_000]);
+        let source = &mut Source {
+            sections: &mut content,
             columns: 40,
             unfolded: false,
         };

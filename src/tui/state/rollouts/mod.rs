@@ -43,7 +43,7 @@ pub struct RolloutsTab {
     /// Blind labelling: runs, policies, process scores and suggested labels are not shown.
     pub blind: bool,
     tags: Tags,
-    highlighter: Option<Highlighter>,
+    highlighter: Option<std::sync::Arc<Highlighter>>,
     pending_open: Option<Tag>,
     pending_goto: Option<Tag>,
 }
