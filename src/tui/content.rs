@@ -1,38 +1,15 @@
-//! The static content of an open trajectory, built once when it loads: one section for the
-//! prompt, one per step (what the policy wrote, its tool calls, the observations that came
-//! back), one for the outcome. Labels and scores change and are drawn live instead.
+//! The static content of an open trajectory's sections, each built when first shown: the
+//! prompt, each step (what the policy wrote, its tool calls, the observations that came
+//! back), the outcome. Labels and scores change and are drawn live instead.
 
 use super::fork_lines;
 use super::highlight::{Highlighter, Language};
+pub use super::outline::{Section, SectionContent};
 use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose, reasoning};
 use crate::engine::LoadedTrajectory;
 use crate::text::reasoning_parts;
 use crate::trajectory::{Message, Role, StepLocation, ToolCall, Trajectory};
 use serde_json::Value;
-
-/// What a section of the trajectory screen holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Section {
-    /// System prompt, task and ground truth (collapsed to one entry).
-    Prompt,
-    /// A step (an assistant turn, or a span of a single-message solution), 0-based.
-    Step(usize),
-    /// The outcome reward, its components, the answer.
-    Outcome,
-}
-
-/// One section's title and lines.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SectionContent {
-    /// Which section.
-    pub section: Section,
-    /// Its lines.
-    pub lines: Vec<TextLine>,
-    /// What the turn ran, in a few words (`bash: pytest -x`), when it called a tool.
-    pub brief: Option<String>,
-    /// Whether `lines` are built (an outline's sections are built when first shown).
-    pub built: bool,
-}
 
 /// The sections of a trajectory, in order: prompt, steps, outcome, each built whole;
 /// `blind` leaves out what a fork tells (its origin, branches, success-from-here).

@@ -1,9 +1,33 @@
 //! The outline of an open trajectory: its sections and, for each turn, what it ran in a few
 //! words, before any section's lines are built (cheap at any length).
 
-use super::content::{Section, SectionContent};
+use super::rich::TextLine;
 use crate::trajectory::{ToolCall, Trajectory};
 use serde_json::Value;
+
+/// What a section of the trajectory screen holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// System prompt, task and ground truth (collapsed to one entry).
+    Prompt,
+    /// A step (an assistant turn, or a span of a single-message solution), 0-based.
+    Step(usize),
+    /// The outcome reward, its components, the answer.
+    Outcome,
+}
+
+/// One section's title and lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SectionContent {
+    /// Which section.
+    pub section: Section,
+    /// Its lines.
+    pub lines: Vec<TextLine>,
+    /// What the turn ran, in a few words (`bash: pytest -x`), when it called a tool.
+    pub brief: Option<String>,
+    /// Whether `lines` are built (an outline's sections are built when first shown).
+    pub built: bool,
+}
 
 /// The sections of a trajectory with their briefs, their lines not yet built (cheap at any
 /// length: nothing is highlighted or wrapped).
