@@ -19,7 +19,7 @@ pub fn sections(
     blind: bool,
 ) -> Vec<SectionContent> {
     let steps = loaded.trajectory.steps();
-    let mut sections = super::outline::outline(&loaded.trajectory);
+    let mut sections = super::outline::outline(&loaded.trajectory, &steps);
     for content in &mut sections {
         content.lines = section_lines(loaded, highlighter, blind, &steps, content.section);
         content.built = true;

@@ -2,7 +2,7 @@
 //! words, before any section's lines are built (cheap at any length).
 
 use super::rich::TextLine;
-use crate::trajectory::{ToolCall, Trajectory};
+use crate::trajectory::{StepLocation, ToolCall, Trajectory};
 use serde_json::Value;
 
 /// What a section of the trajectory screen holds.
@@ -30,9 +30,8 @@ pub struct SectionContent {
 }
 
 /// The sections of a trajectory with their briefs, their lines not yet built (cheap at any
-/// length: nothing is highlighted or wrapped).
-pub fn outline(trajectory: &Trajectory) -> Vec<SectionContent> {
-    let steps = trajectory.steps();
+/// length: nothing is highlighted or wrapped); `steps` are the trajectory's.
+pub fn outline(trajectory: &Trajectory, steps: &[StepLocation]) -> Vec<SectionContent> {
     let unbuilt = |section, brief| SectionContent {
         section,
         lines: Vec::new(),

@@ -105,12 +105,10 @@ impl TrajectoryState {
         if tag != self.tag || self.loading != Some(loaded.trajectory.id) {
             return false;
         }
-        let sections = crate::tui::outline::outline(&loaded.trajectory);
+        let steps = loaded.trajectory.steps();
+        let sections = crate::tui::outline::outline(&loaded.trajectory, &steps);
         let again = self.reloading && self.id() == Some(loaded.trajectory.id);
         self.transcript.reset();
-        if !again {
-            self.transcript.top = Place::default();
-        }
         if again {
             self.section = self.section.min(sections.len().saturating_sub(1));
         } else if let Some(step) = self.at_step.take() {
@@ -134,7 +132,7 @@ impl TrajectoryState {
         self.open = Some(Box::new(OpenTrajectory {
             loaded: loaded.clone(),
             sections,
-            steps: loaded.trajectory.steps(),
+            steps,
             blind,
         }));
         match again {
