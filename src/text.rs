@@ -4,11 +4,12 @@
 use std::borrow::Cow;
 
 /// The text with every control character except newline and tab replaced by a visible
-/// escape (`\x1b` shows as `␛`), so nothing in it can drive the terminal.
+/// escape (`\x1b` shows as `␛`), and every bidirectional override or isolate by `�`, so
+/// nothing in it can drive the terminal or reorder what is shown.
 pub fn inert(text: &str) -> Cow<'_, str> {
     if !text
         .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
+        .any(|c| (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c))
     {
         return Cow::Borrowed(text);
     }
@@ -19,11 +20,17 @@ pub fn inert(text: &str) -> Cow<'_, str> {
                 '\u{1b}' => '␛',
                 '\r' => '↵',
                 c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('�'),
-                c if c.is_control() => '�',
+                c if c.is_control() || is_bidi_control(c) => '�',
                 c => c,
             })
             .collect(),
     )
+}
+
+/// Whether a character overrides or isolates bidirectional text (the "Trojan Source"
+/// characters).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// The first `max` characters of a text, with `…` when cut.
@@ -155,6 +162,14 @@ pub fn reasoning_parts(text: &str) -> Vec<TextPart<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escapes_and_bidirectional_overrides_are_made_visible() {
+        assert_eq!(inert("a\u{1b}[31mb\rc"), "a␛[31mb↵c");
+        assert_eq!(inert("user\u{202e}gnp.exe"), "user�gnp.exe");
+        assert_eq!(inert("x\u{2066}y\u{2069}"), "x�y�");
+        assert_eq!(inert("line\n\tend"), "line\n\tend");
+    }
 
     #[test]
     fn misspellings_find_the_name_meant() {

@@ -26,6 +26,8 @@ mod prompt_keys;
 mod reading;
 #[path = "tui/remembered.rs"]
 mod remembered;
+#[path = "tui/rendering.rs"]
+mod rendering;
 #[path = "tui/robust.rs"]
 mod robust;
 #[path = "tui/run_charts.rs"]

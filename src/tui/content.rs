@@ -3,13 +3,17 @@
 //! back), the outcome. Labels and scores change and are drawn live instead.
 
 use super::fork_lines;
-use super::highlight::{Highlighter, Language};
+use super::highlight::Highlighter;
 pub use super::outline::{Section, SectionContent};
+use super::render::details::details_lines;
+use super::render::diff::{diff_lines, is_diff};
+use super::render::markdown::{looks_like_markdown, markdown};
+use super::render::output::output_lines;
+use super::render::tool_call::tool_call_lines;
 use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose, reasoning};
 use crate::engine::LoadedTrajectory;
 use crate::text::reasoning_parts;
-use crate::trajectory::{Message, Role, StepLocation, ToolCall, Trajectory};
-use serde_json::Value;
+use crate::trajectory::{Message, Role, StepLocation, Trajectory};
 
 /// The sections of a trajectory, in order: prompt, steps, outcome, each built whole;
 /// `blind` leaves out what a fork tells (its origin, branches, success-from-here).
@@ -49,14 +53,17 @@ pub fn section_lines(
         Section::Step(index) => step_lines(trajectory, highlighter, blind, steps, index),
         Section::Outcome => {
             let mut outcome = outcome_lines(loaded, blind);
+            let mut forks = Vec::new();
             if !blind {
-                outcome.extend(fork_lines::branch_lines(trajectory));
-                outcome.extend(fork_lines::tree_lines(&loaded.tree, trajectory.id));
+                forks.extend(fork_lines::branch_lines(trajectory));
+                forks.extend(fork_lines::tree_lines(&loaded.tree, trajectory.id));
                 if let Some(parent) = &loaded.parent {
-                    outcome.extend(fork_lines::parent_diff_lines(trajectory, parent));
+                    forks.extend(fork_lines::parent_diff_lines(trajectory, parent));
                 }
             }
-            prose(outcome)
+            outcome.extend(prose(forks));
+            outcome.extend(details_lines(trajectory, steps, highlighter));
+            outcome
         }
     }
 }
@@ -90,10 +97,15 @@ fn step_lines(
         .into_iter()
         .enumerate()
     {
+        let text = if index == 0 {
+            part.text
+        } else {
+            part.text.trim_start()
+        };
         match part.reasoning {
             true => lines.extend(reasoning(paragraph(Tone::Muted, part.text.trim()))),
-            false if index == 0 => lines.extend(prose(paragraph(Tone::Text, part.text))),
-            false => lines.extend(prose(paragraph(Tone::Text, part.text.trim_start()))),
+            false if looks_like_markdown(text) => lines.extend(markdown(text, highlighter)),
+            false => lines.extend(prose(paragraph(Tone::Text, text))),
         }
     }
     if last_of_message {
@@ -104,7 +116,7 @@ fn step_lines(
         for (index, reply) in following_messages(trajectory, location.message) {
             lines.extend(prose(vec![Vec::new()]));
             let edited = fork_lines::edited_original(trajectory, index).filter(|_| !blind);
-            lines.extend(reply_lines(reply, edited));
+            lines.extend(reply_lines(reply, edited, highlighter));
         }
     }
     lines
@@ -197,9 +209,13 @@ fn following_messages(
         .take_while(|(_, message)| message.role != Role::Assistant)
 }
 
-/// A reply: its header, then its text (kept line by line when it is JSON); `edited` gives
-/// the text a fork replaced.
-fn reply_lines(message: &Message, edited: Option<&str>) -> Vec<TextLine> {
+/// A reply: its header, then its text drawn by what it is (JSON, a diff, a traceback, plain
+/// text); `edited` gives the text a fork replaced.
+fn reply_lines(
+    message: &Message,
+    edited: Option<&str>,
+    highlighter: &Highlighter,
+) -> Vec<TextLine> {
     let mut header = format!("─ {}", message.role);
     if message.role == Role::Tool {
         header = format!(
@@ -218,78 +234,18 @@ fn reply_lines(message: &Message, edited: Option<&str>) -> Vec<TextLine> {
         let was = original.lines().next().unwrap_or("");
         head.push(piece(Tone::Warn, &format!(" · edited (was: {was})")));
     }
-    let tone = if message.is_error {
-        Tone::Fail
-    } else {
-        Tone::Dim
-    };
     let mut lines = prose(vec![head]);
-    let body = paragraph(tone, &message.content);
-    if is_json(&message.content) {
-        lines.extend(code(body));
-    } else {
-        lines.extend(prose(body));
-    }
+    lines.extend(output_lines(
+        &message.content,
+        message.is_error,
+        highlighter,
+    ));
     lines
 }
 
-/// Whether a text is a JSON object or array (shown line by line, like code).
-fn is_json(text: &str) -> bool {
-    let trimmed = text.trim_start();
-    (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && serde_json::from_str::<Value>(text).is_ok()
-}
-
-/// A tool call: its name, then the arguments highlighted (Python or shell code when the
-/// tool takes code, pretty-printed JSON otherwise, raw text when they do not parse); code and
-/// JSON keep their lines.
-pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<TextLine> {
-    let mut lines = prose(vec![vec![
-        piece(Tone::Accent, "→ "),
-        piece(Tone::CodeKey, &call.name),
-    ]]);
-    let Some(arguments) = call.parsed_arguments() else {
-        lines.extend(prose(vec![vec![piece(
-            Tone::Warn,
-            "arguments are not JSON:",
-        )]]));
-        lines.extend(prose(paragraph(Tone::Text, &call.arguments)));
-        return lines;
-    };
-    if let Some((language, source)) = embedded_code(&call.name, &arguments) {
-        lines.extend(code(highlighter.highlight(language, source)));
-        return lines;
-    }
-    let pretty =
-        serde_json::to_string_pretty(&arguments).unwrap_or_else(|_| call.arguments.clone());
-    lines.extend(code(highlighter.highlight(Language::Json, &pretty)));
-    lines
-}
-
-/// Code a tool call carries as its only argument: Python for python tools, shell for shells.
-fn embedded_code<'a>(tool: &str, arguments: &'a Value) -> Option<(Language, &'a str)> {
-    let object = arguments.as_object()?;
-    if object.len() != 1 {
-        return None;
-    }
-    let (key, value) = object.iter().next()?;
-    let code = value.as_str()?;
-    let tool = tool.to_ascii_lowercase();
-    let key = key.as_str();
-    if tool.contains("python") || key == "code" {
-        Some((Language::Python, code))
-    } else if ["bash", "shell", "sh", "terminal", "exec"]
-        .iter()
-        .any(|name| tool.contains(name))
-        || ["command", "cmd", "script"].contains(&key)
-    {
-        Some((Language::Bash, code))
-    } else {
-        None
-    }
-}
-
-fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<RichLine> {
+/// The outcome: reward and its parts, advantage, answer (a multi-line answer such as a
+/// submitted patch as a block under it), ground truth, how it stopped.
+fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<TextLine> {
     let trajectory = &loaded.trajectory;
     let mut lines = Vec::new();
     match &trajectory.reward {
@@ -323,10 +279,29 @@ fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<RichLine> {
         )]);
     }
     let answer = trajectory.final_answer.as_deref().unwrap_or("–");
-    lines.push(vec![
-        piece(Tone::Accent, "answer  "),
-        piece(Tone::Text, answer),
-    ]);
+    let mut answer_block = Vec::new();
+    if answer.contains('\n') {
+        let count = answer.lines().count();
+        let what = if is_diff(answer) {
+            format!("a patch of {count} lines, below")
+        } else {
+            format!("{count} lines, below")
+        };
+        lines.push(vec![
+            piece(Tone::Accent, "answer  "),
+            piece(Tone::Muted, &what),
+        ]);
+        answer_block = if is_diff(answer) {
+            diff_lines(answer)
+        } else {
+            code(paragraph(Tone::Text, answer))
+        };
+    } else {
+        lines.push(vec![
+            piece(Tone::Accent, "answer  "),
+            piece(Tone::Text, answer),
+        ]);
+    }
     if let Some(truth) = loaded
         .task
         .as_ref()
@@ -350,5 +325,7 @@ fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<RichLine> {
     if let Some(total) = trajectory.timings.total_ms {
         lines.push(vec![piece(Tone::Muted, &format!("time {total:.0} ms"))]);
     }
+    let mut lines = prose(lines);
+    lines.extend(answer_block);
     lines
 }

@@ -55,9 +55,25 @@ impl std::fmt::Debug for Highlighter {
 impl Highlighter {
     /// Code as toned lines; plain when too long or when the parser fails.
     pub fn highlight(&self, language: Language, code: &str) -> Vec<RichLine> {
+        self.highlight_named(language.token(), code)
+    }
+
+    /// Whether a language name or file extension (`rust`, `py`, `toml`) is one syntect knows.
+    pub fn knows(&self, name: &str) -> bool {
+        !name.is_empty() && self.syntaxes.find_syntax_by_token(name).is_some()
+    }
+
+    /// Code in the language a name or file extension names (a fence's `rust`, a path's
+    /// `py`), as toned lines; plain when the name is unknown, the code too long or the parser
+    /// fails.
+    pub fn highlight_named(&self, name: &str, code: &str) -> Vec<RichLine> {
         let too_big = code.len() > MAX_HIGHLIGHTED_BYTES
             || code.lines().any(|line| line.len() > MAX_HIGHLIGHTED_LINE);
-        let Some(syntax) = self.syntaxes.find_syntax_by_token(language.token()) else {
+        let syntax = match name {
+            "" => None,
+            name => self.syntaxes.find_syntax_by_token(name),
+        };
+        let Some(syntax) = syntax else {
             return paragraph(Tone::Text, code);
         };
         if too_big {

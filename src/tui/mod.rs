@@ -18,6 +18,7 @@ pub mod memory;
 pub mod outcome;
 pub mod outline;
 pub mod prompt;
+pub mod render;
 pub mod rich;
 pub mod search_hits;
 pub mod series;

@@ -10,6 +10,10 @@ pub enum Tone {
     Text,
     /// Metadata: ids, counts, captions.
     Muted,
+    /// Strong text in markdown (bold).
+    Strong,
+    /// Emphasised text in markdown (italic).
+    Emphasis,
     /// Text the policy did not generate (observations, prompts, masked tokens).
     Dim,
     /// Headings and the focused pane.
@@ -137,28 +141,36 @@ pub fn code(lines: Vec<RichLine>) -> Vec<TextLine> {
 /// A text as lines of one tone: made inert, cut after `MAX_SHOWN_BYTES`, one line per line
 /// of the text (the view wraps or scrolls them).
 pub fn paragraph(tone: Tone, text: &str) -> Vec<RichLine> {
-    let shown = match text
-        .char_indices()
-        .find(|(index, _)| *index >= MAX_SHOWN_BYTES)
-    {
-        Some((cut, _)) => &text[..cut],
-        None => text,
-    };
+    let (shown, cut) = shown_part(text);
     let mut lines: Vec<RichLine> = Vec::new();
     for line in shown.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
         lines.push(vec![piece(tone, line)]);
     }
-    if shown.len() < text.len() {
-        lines.push(vec![piece(
-            Tone::Warn,
-            &format!(
-                "… {} more bytes not shown (rollscope show ID --full prints everything)",
-                text.len() - shown.len()
-            ),
-        )]);
+    if cut > 0 {
+        lines.push(cut_note(cut));
     }
     lines
+}
+
+/// The first `MAX_SHOWN_BYTES` of a text (cut at a character boundary) and how many bytes
+/// are left out.
+pub fn shown_part(text: &str) -> (&str, usize) {
+    match text
+        .char_indices()
+        .find(|(index, _)| *index >= MAX_SHOWN_BYTES)
+    {
+        Some((cut, _)) => (&text[..cut], text.len() - cut),
+        None => (text, 0),
+    }
+}
+
+/// The line that closes a cut text: how much is left out and how to see it.
+pub fn cut_note(bytes: usize) -> RichLine {
+    vec![piece(
+        Tone::Warn,
+        &format!("… {bytes} more bytes not shown (rollscope show ID --full prints everything)"),
+    )]
 }
 
 /// The plain text of a line.

@@ -290,6 +290,8 @@ impl Theme {
             Tone::Muted => fg(self.muted),
             Tone::Dim => fg(self.dim),
             Tone::Accent => fg(self.accent).add_modifier(Modifier::BOLD),
+            Tone::Strong => fg(self.text).add_modifier(Modifier::BOLD),
+            Tone::Emphasis => fg(self.text).add_modifier(Modifier::ITALIC),
             Tone::Pass => fg(self.pass),
             Tone::Fail => fg(self.fail),
             Tone::Warn => fg(self.warn),

@@ -135,6 +135,32 @@ pub fn window(line: &RichLine, from: usize, columns: usize) -> RichLine {
     pieces
 }
 
+/// The cells of `window`, with `…` in the first cell when columns are hidden to the left
+/// and in the last when some are hidden to the right.
+pub fn marked_window(line: &RichLine, from: usize, columns: usize) -> RichLine {
+    let total = width(line);
+    let left = from > 0 && total > from;
+    let right = total > from + columns;
+    if columns < 3 || !(left || right) {
+        return window(line, from, columns);
+    }
+    let start = from + usize::from(left);
+    let inner = columns - usize::from(left) - usize::from(right);
+    let mark = || Piece {
+        tone: Tone::Muted,
+        text: "…".to_string(),
+    };
+    let mut pieces = Vec::new();
+    if left {
+        pieces.push(mark());
+    }
+    pieces.extend(window(line, start, inner));
+    if right {
+        pieces.push(mark());
+    }
+    pieces
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +206,14 @@ mod tests {
         assert_eq!(plain(&window(&line, 2, 4)), " b数");
         assert_eq!(plain(&window(&line, 5, 2)), " c");
         assert!(window(&line, 9, 4).is_empty());
+    }
+
+    #[test]
+    fn a_marked_window_says_where_the_line_is_cut() {
+        let line = vec![piece(Tone::Text, "0123456789")];
+        assert_eq!(plain(&marked_window(&line, 0, 5)), "0123…");
+        assert_eq!(plain(&marked_window(&line, 3, 4)), "…45…");
+        assert_eq!(plain(&marked_window(&line, 6, 4)), "…789");
+        assert_eq!(plain(&marked_window(&line, 0, 10)), "0123456789");
     }
 }

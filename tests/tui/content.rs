@@ -115,7 +115,7 @@ fn sections_hold_reasoning_code_and_observations() {
 #[test]
 fn json_arguments_are_pretty_printed_with_keys_highlighted() {
     let call = ToolCall::new("calculator", r#"{"expression":"17+25","precise":true}"#);
-    let lines = rollscope::tui::content::tool_call_lines(&call, &Highlighter::default());
+    let lines = rollscope::tui::render::tool_call::tool_call_lines(&call, &Highlighter::default());
     let text: Vec<String> = lines.iter().map(|line| plain(&line.pieces)).collect();
     assert_eq!(
         text,

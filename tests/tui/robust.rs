@@ -283,9 +283,14 @@ fn roles_reach_the_screen_in_the_theme_colours() {
     );
     act(&mut app, &[Action::Open, Action::Right]);
     assert_eq!(
+        style_of(&app, "─ observation").fg,
+        Some(theme.muted),
+        "an observation's header says it is not trained"
+    );
+    assert_eq!(
         style_at(&app, "─ observation", 1).fg,
-        Some(theme.dim),
-        "observations are dim: not trained"
+        Some(theme.text),
+        "tool output reads as text, not dim"
     );
     let failed = (0..64)
         .find(|&index| trajectory(index).has_confirmed_error(None))

@@ -6,7 +6,7 @@ use crate::text::{clip, inert};
 use crate::tui::app::App;
 use crate::tui::layout;
 use crate::tui::rich::Tone;
-use crate::tui::wrap::window;
+use crate::tui::wrap::marked_window;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
@@ -150,7 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .skip(state.scroll)
         .take(rows)
-        .map(|rich| window(rich, state.across, columns))
+        .map(|rich| marked_window(rich, state.across, columns))
         .collect();
     let lines: Vec<Line> = shown.iter().map(|rich| line(theme, rich)).collect();
     let diff_title = if state.across > 0 {

@@ -11,7 +11,7 @@ use crate::tui::layout;
 use crate::tui::rich::{RichLine, Tone};
 use crate::tui::state::trajectory::OpenTrajectory;
 use crate::tui::theme::Theme;
-use crate::tui::wrap::{window, wrap_spans};
+use crate::tui::wrap::{marked_window, wrap_spans};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -359,7 +359,7 @@ fn draw_pane(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
         .take(room)
         .map(|row| {
             let across = if row.code { state.across } else { 0 };
-            window(&row.pieces, across, columns)
+            marked_window(&row.pieces, across, columns)
         })
         .collect();
     lines.extend(shown.iter().map(|rich| line(theme, rich)));

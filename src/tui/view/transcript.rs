@@ -8,7 +8,7 @@ use crate::tui::app::App;
 use crate::tui::content::{Section, SectionContent};
 use crate::tui::rich::{RichLine, Tone};
 use crate::tui::state::trajectory::OpenTrajectory;
-use crate::tui::wrap::window;
+use crate::tui::wrap::marked_window;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -32,7 +32,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
             shown.push((place.section, None));
         } else if let Some(row) = laid.get(place.row - 1) {
             let across = if row.code { state.across } else { 0 };
-            shown.push((place.section, Some(window(&row.pieces, across, columns))));
+            shown.push((
+                place.section,
+                Some(marked_window(&row.pieces, across, columns)),
+            ));
         }
         if place.row < laid.len() {
             place.row += 1;

@@ -1,0 +1,173 @@
+//! How a transcript draws what agents write: an OpenHands `str_replace` edit as a diff, a long
+//! JSON result pretty-printed, markdown rendered, a SWE-agent patch coloured, tau-bench's
+//! expected actions checked against the calls made; snapshots at 80×24 and 200×60.
+
+use crate::common::*;
+use rollscope::trajectory::Trajectory;
+use rollscope::tui::{Action, App};
+
+/// The written OpenHands stream in `tests/data/transcripts` (see its README).
+fn openhands_edit() -> Trajectory {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/transcripts/openhands_str_replace_edit.json");
+    let mut found = None;
+    rollscope::formats::import_file(&path, Default::default(), &mut |item| {
+        if let rollscope::formats::Item::Trajectory(trajectory) = item {
+            found.get_or_insert(*trajectory);
+        }
+        Ok(())
+    })
+    .expect("the written OpenHands stream imports");
+    found.expect("a trajectory")
+}
+
+/// Brings the outcome to the top of the transcript (`l` past the last turn).
+fn to_outcome(app: &mut App) {
+    for _ in 0..1000 {
+        if render(app).contains("conversation · outcome") {
+            return;
+        }
+        act(app, &[Action::Right]);
+    }
+    panic!("the outcome never came to the top");
+}
+
+/// Brings turn `turn` (1-based) to the top of the transcript.
+fn to_turn(app: &mut App, turn: usize) {
+    act(app, &[Action::Top]);
+    act(app, &vec![Action::Right; turn]);
+}
+
+fn snapshot(name: &str, app: &App) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| insta::assert_snapshot!(name, render(app)));
+}
+
+#[test]
+fn an_openhands_edit_reads_as_a_diff_under_its_file() {
+    let mut app = crate::content::opened(openhands_edit(), 120, 40);
+    to_turn(&mut app, 1);
+    let screen = render(&app);
+    assert!(
+        screen.contains("→ str_replace_editor str_replace /workspace/pricing.py"),
+        "{screen}"
+    );
+    assert!(screen.contains("- def total_price(flights):"), "{screen}");
+    assert!(
+        screen.contains("+ def total_price(flights, baggage_fee=0):"),
+        "{screen}"
+    );
+    assert!(!screen.contains("\\n"), "no escaped line breaks: {screen}");
+}
+
+#[test]
+fn a_long_json_result_gets_its_line_breaks() {
+    let mut app = crate::content::opened(openhands_edit(), 120, 40);
+    to_turn(&mut app, 2);
+    let screen = render(&app);
+    assert!(
+        screen.contains("\"flight_number\": \"HAT001\","),
+        "{screen}"
+    );
+    assert!(screen.contains("\"economy\": 107,"), "{screen}");
+}
+
+#[test]
+fn markdown_in_the_agents_text_is_rendered() {
+    let mut app = crate::content::opened(openhands_edit(), 120, 40);
+    to_turn(&mut app, 3);
+    let screen = render(&app);
+    assert!(screen.contains("## Done"), "{screen}");
+    assert!(
+        screen.contains("1. it takes a baggage_fee (default 0);"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("• HAT001 at 08:00, economy $107"),
+        "{screen}"
+    );
+    assert!(screen.contains("  • 3 business seats left"), "{screen}");
+    assert!(screen.contains("│ Prices are per passenger."), "{screen}");
+    assert!(
+        screen.contains("total_price(flights, baggage_fee=50)"),
+        "{screen}"
+    );
+    assert!(
+        !screen.contains("**") && !screen.contains("```"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_swe_agent_patch_reads_as_a_diff() {
+    let mut app = crate::content::opened(imported("6e44b9__sweagenttestrepo-1c2844.traj"), 120, 40);
+    to_outcome(&mut app);
+    let screen = render(&app);
+    assert!(screen.contains("a patch of"), "{screen}");
+    assert!(
+        screen.contains("+def division(a: float, b: float) -> float:"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("-def division(a: float, b: float) -> float"),
+        "{screen}"
+    );
+    assert!(!screen.contains('↵'), "{screen}");
+}
+
+#[test]
+fn a_tau_bench_failure_shows_the_expected_actions_against_the_calls_made() {
+    let trajectory = imported("tau_bench_airline_one.json");
+    let expected = trajectory
+        .extra
+        .get("info")
+        .and_then(|info| info.pointer("/task/actions"))
+        .and_then(|actions| actions.as_array())
+        .expect("tau-bench keeps the expected actions")
+        .len();
+    let mut app = crate::content::opened(trajectory, 120, 60);
+    to_outcome(&mut app);
+    let screen = render(&app);
+    assert!(
+        screen.contains(&format!("expected actions ({expected})")),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("✗ book_reservation made in turn"),
+        "{screen}"
+    );
+    assert!(screen.contains("(- sent, + expected)"), "{screen}");
+}
+
+#[test]
+fn rendered_transcripts_at_80x24_and_200x60() {
+    // Each case: its trajectory and the turn brought to the top (none: the outcome).
+    type Case = (&'static str, fn() -> Trajectory, Option<usize>);
+    let cases: [Case; 5] = [
+        ("openhands_edit", openhands_edit, Some(1)),
+        ("long_json", openhands_edit, Some(2)),
+        ("markdown", openhands_edit, Some(3)),
+        (
+            "swe_agent_patch",
+            || imported("6e44b9__sweagenttestrepo-1c2844.traj"),
+            None,
+        ),
+        (
+            "tau_bench_expected_actions",
+            || imported("tau_bench_airline_one.json"),
+            None,
+        ),
+    ];
+    for (name, trajectory, turn) in cases {
+        for (width, height) in [(80, 24), (200, 60)] {
+            let mut app = crate::content::opened(trajectory(), width, height);
+            match turn {
+                Some(turn) => to_turn(&mut app, turn),
+                None => to_outcome(&mut app),
+            }
+            snapshot(&format!("rendered_{name}_{width}x{height}"), &app);
+        }
+    }
+}
