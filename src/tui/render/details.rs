@@ -39,13 +39,12 @@ pub fn details_lines(
     if let Some(Value::Array(actions)) = extra.pointer(EXPECTED_ACTIONS) {
         lines.extend(expected_actions(trajectory, steps, actions, highlighter));
     }
-    lines.extend(fields(
-        &trajectory.extra,
-        "",
-        0,
-        &[EXPECTED_ACTIONS, REWARD_ACTIONS],
+    let walk = Walk {
+        skip: &[EXPECTED_ACTIONS, REWARD_ACTIONS],
+        answer: trajectory.final_answer.as_deref(),
         highlighter,
-    ));
+    };
+    lines.extend(walk.fields(&trajectory.extra, "", 0));
     lines
 }
 
@@ -125,65 +124,71 @@ fn pretty(value: Option<&Value>) -> String {
     })
 }
 
-/// The fields of an object, one block each, indented by depth; `skip` holds JSON pointers
-/// already drawn.
-fn fields(
-    object: &Map<String, Value>,
-    at: &str,
-    depth: usize,
-    skip: &[&str],
-    highlighter: &Highlighter,
-) -> Vec<TextLine> {
-    let indent = "  ".repeat(depth);
-    let mut lines = Vec::new();
-    for (key, value) in object {
-        let pointer = format!("{at}/{key}");
-        if skip.contains(&pointer.as_str()) {
-            continue;
-        }
-        let label = piece(Tone::CodeKey, &format!("{indent}{key}: "));
-        match value {
-            Value::String(text) if text.contains('\n') => {
-                let count = text.lines().count();
-                lines.extend(prose(vec![vec![
-                    label,
-                    piece(Tone::Muted, &format!("{count} lines")),
-                ]]));
-                lines.extend(block(text));
+/// How the fields are drawn: the JSON pointers already drawn, the trajectory's answer (a
+/// field holding it says so instead of repeating it), the highlighter.
+struct Walk<'a> {
+    skip: &'a [&'a str],
+    answer: Option<&'a str>,
+    highlighter: &'a Highlighter,
+}
+
+impl Walk<'_> {
+    /// The fields of an object, one block each, indented by depth.
+    fn fields(&self, object: &Map<String, Value>, at: &str, depth: usize) -> Vec<TextLine> {
+        let indent = "  ".repeat(depth);
+        let mut lines = Vec::new();
+        for (key, value) in object {
+            let pointer = format!("{at}/{key}");
+            if self.skip.contains(&pointer.as_str()) {
+                continue;
             }
-            Value::String(text) => {
-                lines.extend(prose(vec![vec![label, piece(Tone::CodeString, text)]]))
-            }
-            Value::Object(inner) if depth < 2 && !inner.is_empty() => {
-                lines.extend(prose(vec![vec![label]]));
-                lines.extend(fields(inner, &pointer, depth + 1, skip, highlighter));
-            }
-            Value::Object(_) | Value::Array(_) => {
-                let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
-                let count = pretty.lines().count();
-                if count == 1 || pretty.len() <= 80 {
-                    let compact = serde_json::to_string(value).unwrap_or_default();
-                    lines.extend(prose(vec![vec![label, piece(Tone::Text, &compact)]]));
-                } else if count <= MAX_NESTED_LINES {
-                    lines.extend(prose(vec![vec![label]]));
-                    lines.extend(code(highlighter.highlight(Language::Json, &pretty)));
-                } else {
-                    lines.extend(prose(vec![vec![
-                        label,
-                        piece(
-                            Tone::Muted,
-                            &format!(
-                                "{count} lines of JSON (rollscope show ID --json prints them)"
-                            ),
-                        ),
-                    ]]));
+            let label = piece(Tone::CodeKey, &format!("{indent}{key}: "));
+            let note = |text: &str| prose(vec![vec![label.clone(), piece(Tone::Muted, text)]]);
+            match value {
+                Value::String(text) if Some(text.as_str()) == self.answer && text.len() > 80 => {
+                    lines.extend(note("the answer, shown above"))
                 }
+                Value::String(text) if text.contains('\n') => {
+                    lines.extend(note(&format!("{} lines", text.lines().count())));
+                    lines.extend(indented(block(text), &indent));
+                }
+                Value::String(text) => {
+                    lines.extend(prose(vec![vec![label, piece(Tone::CodeString, text)]]))
+                }
+                Value::Object(inner) if depth < 2 && !inner.is_empty() => {
+                    lines.extend(prose(vec![vec![label]]));
+                    lines.extend(self.fields(inner, &pointer, depth + 1));
+                }
+                Value::Object(_) | Value::Array(_) => {
+                    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
+                    let count = pretty.lines().count();
+                    if pretty.len() <= 80 {
+                        let compact = serde_json::to_string(value).unwrap_or_default();
+                        lines.extend(prose(vec![vec![label, piece(Tone::Text, &compact)]]));
+                    } else if count <= MAX_NESTED_LINES {
+                        lines.extend(prose(vec![vec![label]]));
+                        let json = code(self.highlighter.highlight(Language::Json, &pretty));
+                        lines.extend(indented(json, &indent));
+                    } else {
+                        lines.extend(note(&format!(
+                            "{count} lines of JSON (rollscope show ID --json prints them)"
+                        )));
+                    }
+                }
+                scalar => lines.extend(prose(vec![vec![
+                    label,
+                    piece(Tone::CodeNumber, &scalar.to_string()),
+                ]])),
             }
-            scalar => lines.extend(prose(vec![vec![
-                label,
-                piece(Tone::CodeNumber, &scalar.to_string()),
-            ]])),
         }
+        lines
+    }
+}
+
+/// Lines moved right by an indent and two spaces more, under their key.
+fn indented(mut lines: Vec<TextLine>, indent: &str) -> Vec<TextLine> {
+    for line in &mut lines {
+        line.pieces.insert(0, piece(Tone::Text, &format!("{indent}  ")));
     }
     lines
 }
