@@ -1,6 +1,6 @@
 //! The compact summary of a trajectory that lists and filters read instead of the record.
 
-use crate::trajectory::{ErrorKind, LabelStatus, Role, Trajectory, TrajectoryId};
+use crate::trajectory::{ErrorKind, LabelStatus, Role, Trajectory, TrajectoryId, is_import_digest};
 use serde::{Deserialize, Serialize};
 
 /// How much of the question a summary keeps for display and text search.
@@ -15,7 +15,8 @@ pub struct Summary {
     pub seq: u64,
     /// The task it attempts.
     pub task_id: String,
-    /// The start of the task's question.
+    /// The start of the task's question, after the title its record gives the task (an
+    /// instance or task id) where it gives one.
     pub question: String,
     /// The run that produced it.
     pub run: String,
@@ -54,12 +55,15 @@ pub struct Summary {
 impl Summary {
     /// Summarises a trajectory stored at `seq`.
     pub fn of(trajectory: &Trajectory, seq: u64) -> Self {
-        let question = trajectory
+        let first_user = trajectory
             .messages
             .iter()
             .find(|message| message.role == Role::User)
-            .map(|message| snippet(&message.content))
-            .unwrap_or_default();
+            .map_or("", |message| message.content.as_str());
+        let question = match trajectory.record_title() {
+            Some(title) => snippet(&format!("{title} · {first_user}")),
+            None => snippet(first_user),
+        };
         let mut confirmed = 0u16;
         let mut suggested = 0u16;
         for label in &trajectory.labels {
@@ -93,6 +97,17 @@ impl Summary {
                 .token_trace
                 .as_ref()
                 .map_or(0, |trace| trace.len() as u32),
+        }
+    }
+
+    /// What the list names the task by: its id, unless the id is an import's digest
+    /// (`swe-agent-f18ffabfdaf9`, which tells nothing), then the question (after the record's
+    /// title, where it gives one).
+    pub fn task_name(&self) -> &str {
+        if is_import_digest(&self.task_id, &self.source_format) && !self.question.is_empty() {
+            &self.question
+        } else {
+            &self.task_id
         }
     }
 

@@ -11,6 +11,7 @@ mod run;
 mod run_live;
 mod scores;
 mod task;
+mod title;
 mod trace;
 mod traj;
 
@@ -22,6 +23,7 @@ pub use run::{CODE_VERSION, MetricsRow, RunInfo, RunKind, RunStatus};
 pub use run_live::{MainJobStage, Phase, RunActivity, RunProcess, RunRequest};
 pub use scores::{Label, LabelStatus, Reward, ScoreSource, StepScore};
 pub use task::Task;
+pub use title::is_import_digest;
 pub use trace::TokenTrace;
 pub use traj::{StepLocation, StopReason, Timings, Trajectory};
 

@@ -188,7 +188,8 @@ impl Walk<'_> {
 /// Lines moved right by an indent and two spaces more, under their key.
 fn indented(mut lines: Vec<TextLine>, indent: &str) -> Vec<TextLine> {
     for line in &mut lines {
-        line.pieces.insert(0, piece(Tone::Text, &format!("{indent}  ")));
+        line.pieces
+            .insert(0, piece(Tone::Text, &format!("{indent}  ")));
     }
     lines
 }

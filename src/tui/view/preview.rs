@@ -44,10 +44,7 @@ fn title<'a>(theme: &Theme, trajectory: &Trajectory, blind: bool) -> Vec<Span<'a
     let mut parts = vec![span(
         theme,
         Tone::Accent,
-        format!(
-            " {} ",
-            inert(trajectory.task_id.as_deref().unwrap_or("no task"))
-        ),
+        format!(" {} ", inert(&trajectory.task_name())),
     )];
     if let Some(sample) = trajectory.sample.filter(|_| !blind) {
         parts.push(span(

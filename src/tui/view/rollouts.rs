@@ -33,7 +33,7 @@ fn text_widths(rows: &[&Summary], width: usize, blind: bool) -> [usize; 3] {
             .unwrap_or(0)
             .clamp(least, most)
     };
-    let mut task = widest(&|summary| summary.task_id.clone(), 6, 32);
+    let mut task = widest(&|summary| summary.task_name().to_string(), 6, 32);
     let mut run = widest(&|summary| coordinates(summary, blind).0, 9, 24);
     let mut stop = widest(&|summary| summary.stop.clone(), 8, 16);
     let spacing = HEADER.len() - 1;
@@ -203,7 +203,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App) {
                 let cells: Vec<Line> = vec![
                     Line::from(marker),
                     Line::from(summary.id.short(8)),
-                    Line::from(ellipsize(&inert(&summary.task_id), task_width)),
+                    Line::from(ellipsize(&inert(summary.task_name()), task_width)),
                     Line::from(run_step_cell(summary, &run_step, run_width)),
                     group_cell(theme, summary, &group_sample, groups.as_ref()),
                     reward,

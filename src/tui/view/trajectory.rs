@@ -88,10 +88,7 @@ fn draw_header(
     let mut title = vec![span(
         theme,
         Tone::Accent,
-        format!(
-            " {} ",
-            inert(trajectory.task_id.as_deref().unwrap_or("no task"))
-        ),
+        format!(" {} ", inert(&trajectory.task_name())),
     )];
     let mut facts = vec![trajectory.id.short(8)];
     if blind {
