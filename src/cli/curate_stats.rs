@@ -154,7 +154,7 @@ fn versions(rows: &[VersionStats]) -> String {
             kinds_cells(&row.kinds)
         ));
     }
-    text.push_str("  accuracy: passed over judged · pass@k: unbiased estimate over each task's samples · turns: assistant turns · chars: characters the policy wrote · format: marked answer and well-formed calls · |err|: |answer − ground truth| (mean, median) · rel err: mean |err| / |truth|\n");
+    text.push_str("  accuracy: passed over judged · pass@k: unbiased estimate over each task's samples · turns: assistant turns · chars: characters the policy wrote · format: marked answer and well-formed calls, over the rollouts whose task has a ground truth, asks for a marked answer or offers tools (– where none does) · |err|: |answer − ground truth| (mean, median) · rel err: mean |err| / |truth|\n");
     text
 }
 

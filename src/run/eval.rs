@@ -146,7 +146,7 @@ pub fn measure(trajectories: &[Trajectory], tasks: &[Arc<Task>]) -> EvalFigures 
         let task = trajectory.task_id.as_deref().and_then(|id| by_id.get(id));
         let facts = RecordFacts::of(trajectory, task.copied());
         passed += usize::from(trajectory.passed() == Some(true));
-        format_ok += usize::from(facts.format_ok);
+        format_ok += usize::from(facts.format_ok == Some(true));
         turns += trajectory
             .messages
             .iter()

@@ -138,3 +138,35 @@ fn the_queue_holds_suspicious_high_reward_rollouts_most_traits_first() {
     };
     assert_eq!(audit(&store, &Filter::default(), &strict).unwrap().1, 0);
 }
+
+#[test]
+fn a_choice_the_prompt_offers_is_an_answer_not_a_copy() {
+    let task = rollscope::trajectory::Task::new(
+        "choice",
+        "boolq",
+        "Is the Pacific larger than the Atlantic? Answer Yes or No, as `Final Answer: Yes`.",
+    );
+    let answer = |text: &str| {
+        let trajectory = crate::common::rollout(
+            &task,
+            1,
+            vec![Message::assistant(format!(
+                "The Pacific covers about 165 million square kilometres, the Atlantic about 106 million, so it is larger.\nFinal Answer: {text}"
+            ))],
+            Some(true),
+        );
+        signs(&trajectory, Some(&task))
+            .into_iter()
+            .map(|sign| sign.kind)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        answer("Yes").is_empty(),
+        "a word the prompt offers as a choice"
+    );
+    assert_eq!(
+        answer("larger than the Atlantic"),
+        [Trait::CopiedFromPrompt],
+        "a phrase lifted from the prompt"
+    );
+}

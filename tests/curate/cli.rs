@@ -139,3 +139,44 @@ fn stats_suggest_audit_select_export_and_labels_from_the_command_line() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("missing.jsonl"));
 }
+
+#[test]
+fn checks_that_assume_a_math_answer_stay_out_of_agent_transcripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let sessions = dir.path();
+    let formats = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats");
+    for file in [
+        "swe_agent_0x_ctf_networking_1.traj",
+        "6e44b9__sweagenttestrepo-1c2844.traj",
+        "mini_swe_agent_sqlfluff.traj.json",
+        "tau_bench_airline_one.json",
+    ] {
+        run(rollscope(sessions, "a")
+            .arg("import")
+            .arg(formats.join(file)));
+    }
+    let stats: Value =
+        serde_json::from_str(&run(rollscope(sessions, "a").args(["--json", "stats"]))).unwrap();
+    for version in stats["versions"].as_array().unwrap() {
+        assert!(
+            version["format_correct"].is_null(),
+            "no prompt asks for a marked answer, no task lists tools: {version}"
+        );
+    }
+    run(rollscope(sessions, "a").args(["suggest", "--fail"]));
+    let failed = run(rollscope(sessions, "a").args(["--json", "list", "--fail"]));
+    let listed: Value = serde_json::from_str(&failed).unwrap();
+    let tau = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["source_format"] == "tau-bench")
+        .expect("the tau-bench run failed");
+    let shown = run(rollscope(sessions, "a")
+        .arg("show")
+        .arg(tau["id"].as_str().unwrap()));
+    assert!(
+        !shown.contains("ends without an answer"),
+        "a finished conversation with no ground truth: {shown}"
+    );
+}

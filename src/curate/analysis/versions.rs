@@ -208,6 +208,8 @@ fn of_rows(run: String, step: Option<u64>, rows: &[&Summary]) -> VersionStats {
 fn add_facts(stats: &mut VersionStats, facts: &[&RecordFacts]) {
     let count = facts.len().max(1) as f64;
     stats.mean_chars = Some(facts.iter().map(|f| f.policy_chars as f64).sum::<f64>() / count);
-    stats.format_correct = Some(facts.iter().filter(|f| f.format_ok).count() as f64 / count);
+    let judged: Vec<bool> = facts.iter().filter_map(|f| f.format_ok).collect();
+    stats.format_correct = (!judged.is_empty())
+        .then(|| judged.iter().filter(|&&ok| ok).count() as f64 / judged.len() as f64);
     stats.numeric = Some(NumericError::of(facts.iter().map(|f| &f.distance)));
 }

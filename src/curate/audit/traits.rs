@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
 
+/// A text answer of fewer words than this found in the prompt is a choice, not a copy.
+const MIN_COPIED_WORDS: usize = 3;
+
 /// Fewer words of work than this before the answer, with no call and no calculation, is an
 /// answer without support.
 const MIN_WORDS_OF_WORK: usize = 8;
@@ -155,10 +158,13 @@ fn copied_from_prompt(trajectory: &Trajectory) -> Option<String> {
             .contains(&value)
             .then(|| format!("the answer {} is written in the prompt", show(&value)));
     }
+    // A text answer is a copy only when it is a phrase: a word the prompt offers as a
+    // choice (`Yes`, `B`, `Paris`) is how such tasks are answered.
     let answer = final_answer(trajectory)?;
     let answer = answer.trim();
-    (answer.chars().count() >= 3 && prompt.to_lowercase().contains(&answer.to_lowercase()))
-        .then(|| format!("the answer `{}` is written in the prompt", clip(answer, 40)))
+    (answer.split_whitespace().count() >= MIN_COPIED_WORDS
+        && prompt.to_lowercase().contains(&answer.to_lowercase()))
+    .then(|| format!("the answer `{}` is written in the prompt", clip(answer, 40)))
 }
 
 fn quoted_tool_output(trajectory: &Trajectory, task: Option<&Task>) -> Option<String> {

@@ -96,8 +96,8 @@ fn outcome_note(context: &Context<'_>) -> String {
                 .map_or_else(|| crate::text::clip(answer, 40).into_owned(), show),
             truth
         ),
-        (None, _) => format!("the trajectory ends without an answer (stop: {stop})"),
-        (Some(_), None) => format!(
+        (None, Some(_)) => format!("the trajectory ends without an answer (stop: {stop})"),
+        (_, None) => format!(
             "the trajectory failed (stop: {stop}); no process score points to an earlier step"
         ),
     }
