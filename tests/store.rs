@@ -53,7 +53,7 @@ fn trajectories_round_trip_through_a_reopen() {
     let (store, trajectories) = filled(&path, 40);
     drop(store);
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.trajectory_count(), 40);
+    assert_eq!(store.trajectory_count().unwrap(), 40);
     for trajectory in &trajectories {
         assert_eq!(store.get(trajectory.id).unwrap().as_ref(), Some(trajectory));
     }
@@ -181,7 +181,7 @@ fn rewriting_an_id_replaces_instead_of_duplicating() {
     store
         .put_trajectories(&[changed.clone(), changed.clone()])
         .unwrap();
-    assert_eq!(store.trajectory_count(), 10);
+    assert_eq!(store.trajectory_count().unwrap(), 10);
     let hits = all(
         &store,
         Filter {
@@ -216,7 +216,7 @@ fn a_large_batch_keeps_the_last_version_of_each_id_and_a_bad_one_writes_nothing(
     repeated.reward = Some(rollscope::trajectory::Reward::scalar(-2.0));
     batch.push(repeated.clone());
     store.put_trajectories(&batch).unwrap();
-    assert_eq!(store.trajectory_count(), 300);
+    assert_eq!(store.trajectory_count().unwrap(), 300);
     assert_eq!(all(&store, Filter::default()).len(), 300);
 
     let mut bad: Vec<Trajectory> = (300..400)
@@ -229,7 +229,7 @@ fn a_large_batch_keeps_the_last_version_of_each_id_and_a_bad_one_writes_nothing(
     store.close().unwrap();
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.trajectory_count(), 300);
+    assert_eq!(store.trajectory_count().unwrap(), 300);
     assert!(store.get(bad[0].id).unwrap().is_none());
     for expected in stored[..100]
         .iter()
@@ -287,7 +287,7 @@ fn delete_then_compact_reclaims_space_and_keeps_the_rest() {
     for trajectory in trajectories.iter().filter(|t| t.passed() == Some(true)) {
         assert_eq!(store.get(trajectory.id).unwrap().as_ref(), Some(trajectory));
     }
-    assert_eq!(store.trajectory_count(), trajectories.len() - failing.len());
+    assert_eq!(store.trajectory_count().unwrap(), trajectories.len() - failing.len());
 }
 
 #[test]
@@ -412,7 +412,7 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
         rollscope::store::SCHEMA_VERSION
     );
     assert_eq!(
-        store.trajectory_count(),
+        store.trajectory_count().unwrap(),
         12,
         "summaries rebuilt by the migration"
     );

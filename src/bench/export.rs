@@ -67,7 +67,7 @@ fn open_store(
         return Ok(store);
     }
     anyhow::ensure!(
-        store.trajectory_count() == 0,
+        store.trajectory_count()? == 0,
         "{} holds an unfinished benchmark store; delete it and run again",
         dir.display()
     );
@@ -158,7 +158,7 @@ pub fn bench_export(
         std::fs::remove_file(&report.path)?;
     }
     Ok(ExportBenchReport {
-        trajectories: store.trajectory_count(),
+        trajectories: store.trajectory_count()?,
         peak_is_per_case,
         cases: measured,
     })

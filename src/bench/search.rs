@@ -132,7 +132,7 @@ pub fn bench_search(
         .iter()
         .map(|(what, query)| time_query(&store, what, query, options.repeats))
         .collect::<anyhow::Result<_>>()?;
-    let trajectories = store.trajectory_count();
+    let trajectories = store.trajectory_count()?;
     drop(store);
     let server_rebuild = match &options.server {
         Some(executable) => Some(server_rebuild(&store_dir, executable, progress)?),

@@ -39,7 +39,7 @@ pub fn tui(cli: &Cli, args: &TuiArgs) -> anyhow::Result<()> {
 /// its metrics, to try the TUI on.
 pub fn demo_data(cli: &Cli, args: &DemoDataArgs) -> anyhow::Result<()> {
     let store = cli.create_store()?;
-    let existing = store.trajectory_count();
+    let existing = store.trajectory_count()?;
     anyhow::ensure!(
         existing == 0 || args.force,
         "session `{}` already holds {existing} trajectories; pass --force to add the demo set anyway",

@@ -20,6 +20,7 @@ use super::{
 use crate::model::{LanguageModel, Qwen};
 use crate::train::{GrpoSample, Trainer, checkpoint_dir, reference_from_folder};
 use crate::trajectory::{Phase, RunKind, RunStatus, Task, metric};
+use anyhow::Context;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -59,6 +60,19 @@ pub fn train_grpo(
     run.go(context, config, trainer, on_event)
 }
 
+/// The GRPO step a checkpoint's orchestrator state records; an error, not step 0, when it
+/// records none (a restart would silently redo the run's steps).
+fn grpo_step_of(extra: &serde_json::Value) -> anyhow::Result<u64> {
+    extra
+        .get("step")
+        .and_then(serde_json::Value::as_u64)
+        .context(
+            "the checkpoint's trainer state has no GRPO step (`step` in its extra), so it was \
+             not written by a GRPO run: start a new run from its folder with `rollscope train \
+             grpo --set model=DIR`",
+        )
+}
+
 /// Continues GRPO run `id` from its latest checkpoint (from its start when it has none),
 /// first removing the metrics rows and trajectories of the steps after it.
 pub fn resume_grpo(
@@ -67,7 +81,7 @@ pub fn resume_grpo(
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
     let resumed = RunRecord::resume(context, id, RunKind::Grpo, true, |state| {
-        state.extra["step"].as_u64().unwrap_or(0)
+        grpo_step_of(&state.extra)
     })?;
     let config = resumed.config;
     let record = resumed.record;
@@ -341,5 +355,18 @@ impl GrpoRun {
             "curriculum": self.curriculum,
         });
         self.record.checkpoint(context, trainer, on_event)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_without_its_step_is_refused_not_restarted() {
+        assert_eq!(grpo_step_of(&serde_json::json!({"step": 12})).unwrap(), 12);
+        let error = grpo_step_of(&serde_json::json!({"curriculum": {}})).unwrap_err();
+        assert!(error.to_string().contains("no GRPO step"), "{error}");
+        assert!(grpo_step_of(&serde_json::json!({"step": "12"})).is_err());
     }
 }

@@ -13,6 +13,7 @@ use crate::train::{
 };
 use crate::trajectory::Phase;
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
+use anyhow::Context;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -81,7 +82,7 @@ impl RunRecord {
         id: &str,
         kind: RunKind,
         restartable: bool,
-        step_of: impl Fn(&TrainerState) -> u64,
+        step_of: impl Fn(&TrainerState) -> anyhow::Result<u64>,
     ) -> anyhow::Result<Resumed> {
         let (info, config, files) = load_run(&context.store, &context.paths, id)?;
         if let Some(process) = &info.process
@@ -105,7 +106,8 @@ impl RunRecord {
         let (trainer, step, meta) = match latest_checkpoint(&files.checkpoints())? {
             Some(checkpoint) => {
                 let (trainer, state) = Trainer::load_checkpoint(&checkpoint, &context.load)?;
-                let step = step_of(&state);
+                let step = step_of(&state)
+                    .with_context(|| format!("resuming run {id} from {}", checkpoint.display()))?;
                 let meta = CheckpointMeta {
                     base_model: state.base_model,
                     parent: state.parent,

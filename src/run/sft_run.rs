@@ -43,7 +43,7 @@ pub fn resume_sft(
     id: &str,
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
-    let resumed = RunRecord::resume(context, id, RunKind::Sft, false, |state| state.step)?;
+    let resumed = RunRecord::resume(context, id, RunKind::Sft, false, |state| Ok(state.step))?;
     let trainer = resumed
         .trainer
         .context("a resumed SFT run has a checkpoint")?;

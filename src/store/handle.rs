@@ -119,9 +119,9 @@ impl Store {
         self.done(Request::Flush)
     }
 
-    /// Number of trajectories stored (0 when the server cannot be reached).
-    pub fn trajectory_count(&self) -> usize {
-        self.number(Request::TrajectoryCount).unwrap_or(0) as usize
+    /// Number of trajectories stored; an error, not 0, when the server cannot be reached.
+    pub fn trajectory_count(&self) -> StoreResult<usize> {
+        Ok(self.number(Request::TrajectoryCount)? as usize)
     }
 
     /// A trajectory with its token trace.
@@ -250,9 +250,9 @@ impl Store {
         }
     }
 
-    /// Number of tasks stored (0 when the server cannot be reached).
-    pub fn task_count(&self) -> usize {
-        self.number(Request::TaskCount).unwrap_or(0) as usize
+    /// Number of tasks stored; an error, not 0, when the server cannot be reached.
+    pub fn task_count(&self) -> StoreResult<usize> {
+        Ok(self.number(Request::TaskCount)? as usize)
     }
 
     /// Stores a run's record; durable when it returns.

@@ -32,7 +32,7 @@ fn close_after_writing(count: u64) -> (tempfile::TempDir, usize) {
     store.close().unwrap();
     let checkpoints = sled_checkpoints(&store_dir);
     let reopened = Store::open(&store_dir).unwrap();
-    assert_eq!(reopened.trajectory_count(), count as usize);
+    assert_eq!(reopened.trajectory_count().unwrap(), count as usize);
     assert_eq!(
         reopened.get(trajectories[0].id).unwrap().as_ref(),
         Some(&trajectories[0])

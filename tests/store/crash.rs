@@ -140,7 +140,7 @@ fn kill_at_random_moments_loses_nothing_reported_saved() {
             );
         }
         assert_eq!(
-            store.trajectory_count(),
+            store.trajectory_count().unwrap(),
             store.query(&Default::default()).unwrap().len(),
             "summaries agree with the count"
         );

@@ -51,7 +51,7 @@ impl Worker {
         self.stored = Some(if listing.filter.is_empty() {
             listed.ids.len()
         } else {
-            self.store.trajectory_count()
+            self.store.trajectory_count()?
         });
         let entries = listed
             .unlabelled_failures
