@@ -287,7 +287,10 @@ fn delete_then_compact_reclaims_space_and_keeps_the_rest() {
     for trajectory in trajectories.iter().filter(|t| t.passed() == Some(true)) {
         assert_eq!(store.get(trajectory.id).unwrap().as_ref(), Some(trajectory));
     }
-    assert_eq!(store.trajectory_count().unwrap(), trajectories.len() - failing.len());
+    assert_eq!(
+        store.trajectory_count().unwrap(),
+        trajectories.len() - failing.len()
+    );
 }
 
 #[test]

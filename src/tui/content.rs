@@ -10,10 +10,16 @@ use super::render::diff::{diff_lines, is_diff};
 use super::render::markdown::{looks_like_markdown, markdown};
 use super::render::output::output_lines;
 use super::render::tool_call::tool_call_lines;
-use super::rich::{RichLine, TextLine, Tone, code, paragraph, piece, prose, reasoning};
+use super::rich::{Fold, TextLine, Tone, code, paragraph, piece, prose, reasoning};
 use crate::engine::LoadedTrajectory;
 use crate::text::reasoning_parts;
 use crate::trajectory::{Message, Role, StepLocation, Trajectory};
+
+/// Lines of a prompt message shown before the rest folds away.
+const PROMPT_SHOWN_LINES: usize = 12;
+
+/// A prompt message folds only when it hides at least this many lines more.
+const PROMPT_FOLD_LEAST: usize = 4;
 
 /// The sections of a trajectory, in order: prompt, steps, outcome, each built whole;
 /// `blind` leaves out what a fork tells (its origin, branches, success-from-here).
@@ -45,10 +51,10 @@ pub fn section_lines(
             let mut prompt = if blind {
                 Vec::new()
             } else {
-                fork_lines::origin_lines(trajectory)
+                prose(fork_lines::origin_lines(trajectory))
             };
             prompt.extend(prompt_lines(loaded));
-            prose(prompt)
+            prompt
         }
         Section::Step(index) => step_lines(trajectory, highlighter, blind, steps, index),
         Section::Outcome => {
@@ -122,55 +128,82 @@ fn step_lines(
     lines
 }
 
-/// A section's lines with each run of reasoning lines folded to one marker line, unless
-/// `unfolded` or the run holds a search hit; unfolded runs get a heading.
-pub fn fold_reasoning(lines: &[TextLine], unfolded: bool) -> Vec<TextLine> {
+/// A section's lines with each foldable block folded to one marker line (reasoning: `▸
+/// reasoning · 23 words folded`; the rest of a long prompt message: `▸ 212 more lines
+/// folded`), unless `unfolded` or the block holds a search hit; unfolded reasoning gets a
+/// heading.
+pub fn fold_blocks(lines: &[TextLine], unfolded: bool) -> Vec<TextLine> {
     let mut shown = Vec::with_capacity(lines.len());
     let mut index = 0;
     while index < lines.len() {
-        if !lines[index].reasoning {
+        let fold = lines[index].fold;
+        if fold == Fold::Never {
             shown.push(lines[index].clone());
             index += 1;
             continue;
         }
         let end = lines[index..]
             .iter()
-            .position(|line| !line.reasoning)
+            .position(|line| line.fold != fold)
             .map_or(lines.len(), |offset| index + offset);
         let block = &lines[index..end];
         let hit = block
             .iter()
             .any(|line| line.pieces.iter().any(|piece| piece.tone == Tone::Hit));
-        let words: usize = block
-            .iter()
-            .flat_map(|line| &line.pieces)
-            .map(|piece| piece.text.split_whitespace().count())
-            .sum();
-        if unfolded || hit {
-            shown.extend(prose(vec![vec![
-                piece(Tone::Accent, "▾ reasoning"),
-                piece(Tone::Muted, &format!(" · {words} words")),
-            ]]));
-            shown.extend(block.iter().cloned());
-            shown.extend(prose(vec![Vec::new()]));
-        } else {
-            shown.extend(prose(vec![vec![
-                piece(Tone::Accent, "▸ reasoning"),
-                piece(Tone::Muted, &format!(" · {words} words folded")),
-            ]]));
+        let open = unfolded || hit;
+        match fold {
+            Fold::Reasoning => {
+                let words: usize = block
+                    .iter()
+                    .flat_map(|line| &line.pieces)
+                    .map(|piece| piece.text.split_whitespace().count())
+                    .sum();
+                let (mark, what) = match open {
+                    true => ("▾ reasoning", format!(" · {words} words")),
+                    false => ("▸ reasoning", format!(" · {words} words folded")),
+                };
+                shown.extend(prose(vec![vec![
+                    piece(Tone::Accent, mark),
+                    piece(Tone::Muted, &what),
+                ]]));
+                if open {
+                    shown.extend(block.iter().cloned());
+                    shown.extend(prose(vec![Vec::new()]));
+                }
+            }
+            _ if open => shown.extend(block.iter().cloned()),
+            _ => shown.extend(prose(vec![vec![
+                piece(Tone::Accent, "▸ "),
+                piece(
+                    Tone::Muted,
+                    &format!("{} more lines folded (z unfolds)", block.len()),
+                ),
+            ]])),
         }
         index = end;
     }
     shown
 }
 
-fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
-    let mut lines = Vec::new();
+/// The prompt: each message under its role, a long one folded after its first lines; then
+/// the task's ground truth, reference solution and where it comes from.
+fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<TextLine> {
+    let mut shown = Vec::new();
     for message in loaded.trajectory.prompt_messages() {
-        lines.push(vec![piece(Tone::Accent, message.role.as_str())]);
-        lines.extend(paragraph(Tone::Dim, &message.content));
-        lines.push(Vec::new());
+        shown.extend(prose(vec![vec![piece(
+            Tone::Accent,
+            message.role.as_str(),
+        )]]));
+        let mut body = prose(paragraph(Tone::Dim, &message.content));
+        if body.len() > PROMPT_SHOWN_LINES + PROMPT_FOLD_LEAST {
+            for line in &mut body[PROMPT_SHOWN_LINES..] {
+                line.fold = Fold::LongText;
+            }
+        }
+        shown.extend(body);
+        shown.extend(prose(vec![Vec::new()]));
     }
+    let mut lines = Vec::new();
     if let Some(task) = &loaded.task {
         if let Some(truth) = &task.ground_truth {
             lines.push(vec![
@@ -193,7 +226,8 @@ fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<RichLine> {
             ),
         )]);
     }
-    lines
+    shown.extend(prose(lines));
+    shown
 }
 
 /// The messages after an assistant message up to the next one (observations, follow-ups),

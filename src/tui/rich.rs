@@ -97,9 +97,20 @@ pub struct TextLine {
     pub pieces: RichLine,
     /// Code or JSON: kept whole and scrolled sideways; prose wraps at spaces.
     pub code: bool,
-    /// The policy's reasoning (`<think>…</think>`, `reasoning_content`): folded unless the
-    /// user unfolds it.
-    pub reasoning: bool,
+    /// Whether it folds away until the user unfolds (`z`), and as what.
+    pub fold: Fold,
+}
+
+/// Whether a line folds away until the user unfolds (`z`), and as what.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Fold {
+    /// Always shown.
+    #[default]
+    Never,
+    /// The policy's reasoning (`<think>…</think>`, `reasoning_content`).
+    Reasoning,
+    /// The rest of a long prompt message, past its first lines.
+    LongText,
 }
 
 /// Lines of prose, wrapped to the view.
@@ -109,7 +120,7 @@ pub fn prose(lines: Vec<RichLine>) -> Vec<TextLine> {
         .map(|pieces| TextLine {
             pieces,
             code: false,
-            reasoning: false,
+            fold: Fold::Never,
         })
         .collect()
 }
@@ -121,7 +132,7 @@ pub fn reasoning(lines: Vec<RichLine>) -> Vec<TextLine> {
         .map(|pieces| TextLine {
             pieces,
             code: false,
-            reasoning: true,
+            fold: Fold::Reasoning,
         })
         .collect()
 }
@@ -133,7 +144,7 @@ pub fn code(lines: Vec<RichLine>) -> Vec<TextLine> {
         .map(|pieces| TextLine {
             pieces,
             code: true,
-            reasoning: false,
+            fold: Fold::Never,
         })
         .collect()
 }

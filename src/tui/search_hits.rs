@@ -126,7 +126,7 @@ mod tests {
             lines: vec![TextLine {
                 pieces: vec![part(Tone::Text, "Final Answer: 241, answers 2410")],
                 code: false,
-                reasoning: false,
+                fold: Default::default(),
             }],
         }];
         let hits = TextHits {

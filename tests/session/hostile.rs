@@ -100,7 +100,11 @@ fn hostile_frames_get_errors_and_the_server_keeps_serving() {
     }
 
     assert_eq!(store.server_pid(), Some(pid));
-    assert_eq!(store.trajectory_count().unwrap(), before, "nothing stored changed");
+    assert_eq!(
+        store.trajectory_count().unwrap(),
+        before,
+        "nothing stored changed"
+    );
     let fresh = connect(&paths);
     assert_eq!(
         fresh.server_pid(),

@@ -171,3 +171,26 @@ fn rendered_transcripts_at_80x24_and_200x60() {
         }
     }
 }
+
+#[test]
+fn a_long_system_prompt_folds_after_its_first_lines_until_z() {
+    let trajectory = imported("6e44b9__sweagenttestrepo-1c2844.traj");
+    let system_lines = trajectory.messages[0].content.lines().count();
+    assert!(system_lines > 16, "the fixture's system prompt is long");
+    let mut app = crate::content::opened(trajectory, 120, 40);
+    act(&mut app, &[Action::Top]);
+    let screen = render(&app);
+    let folded = screen
+        .lines()
+        .find(|line| line.contains("more lines folded (z unfolds)"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let hidden: usize = folded
+        .split("▸ ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|count| count.parse().ok())
+        .expect("a count of folded lines");
+    assert_eq!(hidden, system_lines - 12, "{folded}");
+    act(&mut app, &[Action::Fold]);
+    assert!(!render(&app).contains("more lines folded"));
+}

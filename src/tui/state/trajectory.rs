@@ -6,7 +6,7 @@ use crate::store::TextHits;
 use crate::trajectory::{Label, TrajectoryId};
 use crate::tui::action::Action;
 use crate::tui::annotate;
-use crate::tui::content::{Section, SectionContent, fold_reasoning};
+use crate::tui::content::{Section, SectionContent, fold_blocks};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{TextLine, Tone};
@@ -232,7 +232,7 @@ impl TrajectoryState {
             .as_ref()
             .and_then(|open| open.sections.get(self.section))
             .map_or(&[][..], |section| section.lines.as_slice());
-        self.rows = laid_out(&fold_reasoning(lines, self.unfolded), self.columns);
+        self.rows = laid_out(&fold_blocks(lines, self.unfolded), self.columns);
         self.scroll = self.scroll.min(self.rows.len().saturating_sub(1));
     }
 

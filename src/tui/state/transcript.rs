@@ -2,7 +2,7 @@
 //! when it comes into view (or a move walks past it), so a trajectory of any length opens,
 //! jumps to its end and scrolls like a short one.
 
-use crate::tui::content::{SectionContent, fold_reasoning};
+use crate::tui::content::{SectionContent, fold_blocks};
 use crate::tui::rich::TextLine;
 use crate::tui::wrap::wrap;
 use std::collections::HashMap;
@@ -83,7 +83,7 @@ impl Transcript {
         }
         let lines = self.laid.entry(section).or_insert_with(|| {
             let lines = source.sections.lines(section);
-            laid_out(&fold_reasoning(lines, source.unfolded), source.columns)
+            laid_out(&fold_blocks(lines, source.unfolded), source.columns)
         });
         1 + lines.len()
     }
@@ -185,7 +185,7 @@ pub fn laid_out(lines: &[TextLine], columns: usize) -> Vec<TextLine> {
                 .map(|pieces| TextLine {
                     pieces,
                     code: false,
-                    reasoning: line.reasoning,
+                    fold: line.fold,
                 })
                 .collect()
         })

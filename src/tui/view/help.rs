@@ -6,7 +6,7 @@ use super::widgets::{pane, span};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Screen, Tab};
 use crate::tui::layout;
-use crate::tui::rich::Tone;
+use crate::tui::rich::{Fold, Tone};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -107,7 +107,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         && trajectory.tokens.is_none()
         && trajectory
             .current()
-            .is_some_and(|section| section.lines.iter().any(|line| line.reasoning))
+            .is_some_and(|section| section.lines.iter().any(|line| line.fold != Fold::Never))
     {
         let verb = if trajectory.unfolded {
             "fold"
