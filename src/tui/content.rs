@@ -9,7 +9,7 @@ use super::render::details::details_lines;
 use super::render::diff::{diff_lines, is_diff};
 use super::render::markdown::{looks_like_markdown, markdown};
 use super::render::output::output_lines;
-use super::render::tool_call::tool_call_lines;
+use super::render::tool_call::{shown_file_language, tool_call_lines};
 use super::rich::{Fold, TextLine, Tone, code, paragraph, piece, prose, reasoning};
 use crate::engine::LoadedTrajectory;
 use crate::text::reasoning_parts;
@@ -122,7 +122,16 @@ fn step_lines(
         for (index, reply) in following_messages(trajectory, location.message) {
             lines.extend(prose(vec![Vec::new()]));
             let edited = fork_lines::edited_original(trajectory, index).filter(|_| !blind);
-            lines.extend(reply_lines(reply, edited, highlighter));
+            let call = message
+                .tool_calls
+                .iter()
+                .find(|call| call.id.is_some() && call.id == reply.tool_call_id)
+                .or(match message.tool_calls.as_slice() {
+                    [only] => Some(only),
+                    _ => None,
+                });
+            let language = call.and_then(shown_file_language);
+            lines.extend(reply_lines(reply, edited, highlighter, language));
         }
     }
     lines
@@ -243,12 +252,13 @@ fn following_messages(
         .take_while(|(_, message)| message.role != Role::Assistant)
 }
 
-/// A reply: its header, then its text drawn by what it is (JSON, a diff, a traceback, plain
-/// text); `edited` gives the text a fork replaced.
+/// A reply: its header, then its text drawn by what it is (JSON, a diff, a traceback, the
+/// file a call showed in `language`, plain text); `edited` gives the text a fork replaced.
 fn reply_lines(
     message: &Message,
     edited: Option<&str>,
     highlighter: &Highlighter,
+    language: Option<&str>,
 ) -> Vec<TextLine> {
     let mut header = format!("─ {}", message.role);
     if message.role == Role::Tool {
@@ -273,6 +283,7 @@ fn reply_lines(
         &message.content,
         message.is_error,
         highlighter,
+        language,
     ));
     lines
 }

@@ -224,8 +224,13 @@ pub fn run_info(
 
 /// The trajectory an importer makes of a real file of `tests/data/formats`.
 pub fn imported(name: &str) -> rollscope::trajectory::Trajectory {
+    imported_from("tests/data/formats", name)
+}
+
+/// The first trajectory of the file `name` in the folder `folder` of the crate, imported.
+pub fn imported_from(folder: &str, name: &str) -> rollscope::trajectory::Trajectory {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/formats")
+        .join(folder)
         .join(name);
     let mut found = None;
     let options = rollscope::formats::ImportOptions::default();

@@ -3,22 +3,13 @@
 //! expected actions checked against the calls made; snapshots at 80×24 and 200×60.
 
 use crate::common::*;
+use crate::snapshots::snapshot;
 use rollscope::trajectory::Trajectory;
 use rollscope::tui::{Action, App};
 
 /// The written OpenHands stream in `tests/data/transcripts` (see its README).
 fn openhands_edit() -> Trajectory {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/transcripts/openhands_str_replace_edit.json");
-    let mut found = None;
-    rollscope::formats::import_file(&path, Default::default(), &mut |item| {
-        if let rollscope::formats::Item::Trajectory(trajectory) = item {
-            found.get_or_insert(*trajectory);
-        }
-        Ok(())
-    })
-    .expect("the written OpenHands stream imports");
-    found.expect("a trajectory")
+    imported_from("tests/data/transcripts", "openhands_str_replace_edit.json")
 }
 
 /// Brings the outcome to the top of the transcript (`l` past the last turn).
@@ -36,13 +27,6 @@ fn to_outcome(app: &mut App) {
 fn to_turn(app: &mut App, turn: usize) {
     act(app, &[Action::Top]);
     act(app, &vec![Action::Right; turn]);
-}
-
-fn snapshot(name: &str, app: &App) {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path("../snapshots");
-    settings.set_prepend_module_to_snapshot(false);
-    settings.bind(|| insta::assert_snapshot!(name, render(app)));
 }
 
 #[test]

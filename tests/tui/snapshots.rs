@@ -4,7 +4,8 @@
 use crate::common::*;
 use rollscope::tui::{Action, App};
 
-fn snapshot(name: &str, app: &App) {
+/// Asserts the app's screen against the snapshot `name` in `tests/snapshots`.
+pub fn snapshot(name: &str, app: &App) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path("../snapshots");
     settings.set_prepend_module_to_snapshot(false);

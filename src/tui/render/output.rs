@@ -40,12 +40,21 @@ pub fn kind_of(text: &str) -> OutputKind {
     }
 }
 
-/// Output as lines by its kind; `failed` draws plain text as an error.
-pub fn output_lines(text: &str, failed: bool, highlighter: &Highlighter) -> Vec<TextLine> {
+/// Output as lines by its kind; `failed` draws plain text as an error; `language` (a file
+/// extension) highlights plain text that is a file the call showed (`cat app.py`).
+pub fn output_lines(
+    text: &str,
+    failed: bool,
+    highlighter: &Highlighter,
+    language: Option<&str>,
+) -> Vec<TextLine> {
     match kind_of(text) {
         OutputKind::Json => json_lines(text, highlighter),
         OutputKind::Diff => diff_lines(text),
         OutputKind::Traceback => code(traceback_lines(text)),
+        OutputKind::Text if !failed && language.is_some_and(|name| highlighter.knows(name)) => {
+            code(highlighter.highlight_named(language.unwrap_or_default(), text))
+        }
         OutputKind::Text => {
             let tone = if failed { Tone::Fail } else { Tone::Text };
             prose(paragraph(tone, text))
@@ -117,6 +126,23 @@ mod tests {
             OutputKind::Diff
         );
         assert_eq!(kind_of("total 8\ndrwxr-xr-x 2 root"), OutputKind::Text);
+    }
+
+    #[test]
+    fn a_file_a_call_printed_is_highlighted_by_its_extension() {
+        let highlighter = Highlighter::default();
+        let source = "def f():\n    return 1";
+        let lines = output_lines(source, false, &highlighter, Some("py"));
+        assert!(lines.iter().all(|line| line.code));
+        assert_eq!(lines[0].pieces[0].tone, Tone::CodeKeyword, "`def`");
+        let plain_text = output_lines(source, false, &highlighter, None);
+        assert!(plain_text.iter().all(|line| !line.code));
+        let failed = output_lines(source, true, &highlighter, Some("py"));
+        assert_eq!(
+            failed[0].pieces[0].tone,
+            Tone::Fail,
+            "an error stays an error"
+        );
     }
 
     #[test]

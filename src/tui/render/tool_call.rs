@@ -46,6 +46,39 @@ pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<TextLi
     lines
 }
 
+/// The extension of the file a call shows, whose output is that file: an editor's `view` of
+/// a path, or a shell command that prints one (`cat`, `head`, `tail`, `nl`, `sed -n`, the
+/// last of a `&&` chain).
+pub fn shown_file_language(call: &ToolCall) -> Option<&'static str> {
+    let arguments = call.parsed_arguments()?;
+    let object = arguments.as_object()?;
+    let path = match FileEdit::of(object) {
+        Some(edit) if edit.command == "view" => edit.path.to_string(),
+        Some(_) => return None,
+        None => {
+            let (_, command) = embedded_code(&call.name, &arguments)?;
+            let last = command.rsplit("&&").next()?.trim();
+            let words = shlex::split(last)?;
+            let printer = ["cat", "head", "tail", "nl", "sed", "bat"];
+            if !printer.contains(&words.first()?.as_str()) {
+                return None;
+            }
+            words.last()?.clone()
+        }
+    };
+    extension_language(&path)
+}
+
+/// The language token of a path's extension, among those the transcripts meet.
+fn extension_language(path: &str) -> Option<&'static str> {
+    let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    let known = [
+        "py", "rs", "js", "ts", "go", "java", "c", "h", "cpp", "hpp", "rb", "sh", "json", "toml",
+        "yaml", "yml", "md", "html", "css", "sql", "xml",
+    ];
+    known.iter().copied().find(|known| *known == extension)
+}
+
 fn multi_line(value: &Value) -> bool {
     value.as_str().is_some_and(|text| text.contains('\n'))
 }
@@ -250,6 +283,46 @@ mod tests {
                 "line two",
                 "tries: 2"
             ]
+        );
+    }
+
+    #[test]
+    fn calls_that_show_a_file_name_its_language() {
+        let language = |name: &str, arguments: Value| shown_file_language(&call(name, arguments));
+        assert_eq!(
+            language(
+                "str_replace_editor",
+                serde_json::json!({"command": "view", "path": "/w/app.py"})
+            ),
+            Some("py")
+        );
+        assert_eq!(
+            language(
+                "bash",
+                serde_json::json!({"command": "cd /testbed && cat src/lib.rs"})
+            ),
+            Some("rs")
+        );
+        assert_eq!(
+            language(
+                "bash",
+                serde_json::json!({"command": "sed -n '1,40p' setup.cfg"})
+            ),
+            None
+        );
+        assert_eq!(
+            language(
+                "bash",
+                serde_json::json!({"command": "pytest -x tests/a.py"})
+            ),
+            None
+        );
+        assert_eq!(
+            language(
+                "str_replace_editor",
+                serde_json::json!({"command": "create", "path": "a.py", "file_text": ""})
+            ),
+            None
         );
     }
 
