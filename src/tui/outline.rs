@@ -69,6 +69,15 @@ pub fn tool_brief(call: &ToolCall) -> String {
     ];
     let arguments = call.parsed_arguments();
     let object = arguments.as_ref().and_then(Value::as_object);
+    // A file editor's call: its command and file (`str_replace /workspace/app.py`).
+    let edit = object.and_then(|object| {
+        let command = object.get("command")?.as_str()?;
+        let path = object.get("path")?.as_str()?;
+        Some(format!("{}: {command} {path}", call.name))
+    });
+    if let Some(edit) = edit {
+        return edit;
+    }
     let main = object.and_then(|object| {
         MAIN.iter()
             .find_map(|key| object.get(*key).and_then(Value::as_str))

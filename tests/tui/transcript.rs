@@ -103,8 +103,16 @@ fn the_sidebar_and_the_boundaries_name_each_turns_tool_and_command() {
         .filter(|line| line.contains("│ t1 ") || line.contains("│ t2 "))
         .collect();
     assert!(
-        sidebar.iter().any(|line| line.contains("execute_bash: mv")),
-        "{sidebar:?}"
+        sidebar
+            .iter()
+            .any(|line| line.contains("  mv /workspace/game_2")),
+        "short of room, a shell's command says more than its name: {sidebar:?}"
+    );
+    assert!(
+        sidebar
+            .iter()
+            .any(|line| line.contains("  view /workspace")),
+        "an editor's command and file: {sidebar:?}"
     );
     let app = crate::content::opened(imported("swe_agent_0x_ctf_networking_1.traj"), 120, 40);
     let screen = render(&app);

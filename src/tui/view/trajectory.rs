@@ -227,6 +227,16 @@ fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory
                     let used: usize = spans.iter().map(|item| item.content.width()).sum();
                     let room = usize::from(area.width.saturating_sub(3)).saturating_sub(used);
                     if let Some(brief) = section.brief.as_deref().filter(|_| room > 2) {
+                        // Short of room, a shell's or file editor's command says more than its
+                        // name (`cat ./src/rules/L055.py`, not `bash: …`).
+                        let brief = match brief.split_once(": ") {
+                            Some((tool, argument))
+                                if brief.chars().count() > room - 2 && runs_commands(tool) =>
+                            {
+                                argument
+                            }
+                            _ => brief,
+                        };
                         let brief = clip(brief, room - 2);
                         spans.push(span(theme, Tone::CodeKey, format!(" {}", inert(&brief))));
                     }
@@ -377,4 +387,13 @@ fn label_time(millis: i64) -> String {
     chrono::DateTime::from_timestamp_millis(millis).map_or_else(String::new, |time| {
         time.format("%m-%d %H:%M UTC").to_string()
     })
+}
+
+/// Whether a tool runs the commands its argument names: a shell or a file editor.
+fn runs_commands(tool: &str) -> bool {
+    let tool = tool.to_ascii_lowercase();
+    ["bash", "shell", "terminal", "editor", "str_replace"]
+        .iter()
+        .any(|name| tool.contains(name))
+        || tool == "sh"
 }
