@@ -275,14 +275,10 @@ impl<'a> Writer<'a> {
         }
     }
 
-    /// A blank line before a block that follows another at the same level.
+    /// A blank line before a block that follows another, outside lists (they stay tight).
     fn block_gap(&mut self) {
         self.flush();
-        let inside_item_start = matches!(
-            self.containers.last(),
-            Some(Container::Item { drawn: false, .. })
-        );
-        if !self.lines.is_empty() && !inside_item_start && self.lists.is_empty() {
+        if !self.lines.is_empty() && self.lists.is_empty() {
             let last_blank = self.lines.last().is_some_and(|line| {
                 line.pieces
                     .iter()
