@@ -327,7 +327,8 @@ fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<TextLine> {
     let mut answer_block = Vec::new();
     if answer.contains('\n') {
         let count = answer.lines().count();
-        let what = if is_diff(answer) {
+        let patch = is_diff(answer);
+        let what = if patch {
             format!("a patch of {count} lines, below")
         } else {
             format!("{count} lines, below")
@@ -336,7 +337,7 @@ fn outcome_lines(loaded: &LoadedTrajectory, blind: bool) -> Vec<TextLine> {
             piece(Tone::Accent, "answer  "),
             piece(Tone::Muted, &what),
         ]);
-        answer_block = if is_diff(answer) {
+        answer_block = if patch {
             diff_lines(answer)
         } else {
             code(paragraph(Tone::Text, answer))

@@ -1,6 +1,7 @@
 //! The outline of an open trajectory: its sections and, for each turn, what it ran in a few
 //! words, before any section's lines are built (cheap at any length).
 
+use super::render::tool_call::editor_command;
 use super::rich::TextLine;
 use crate::trajectory::{StepLocation, ToolCall, Trajectory};
 use serde_json::Value;
@@ -70,13 +71,8 @@ pub fn tool_brief(call: &ToolCall) -> String {
     let arguments = call.parsed_arguments();
     let object = arguments.as_ref().and_then(Value::as_object);
     // A file editor's call: its command and file (`str_replace /workspace/app.py`).
-    let edit = object.and_then(|object| {
-        let command = object.get("command")?.as_str()?;
-        let path = object.get("path")?.as_str()?;
-        Some(format!("{}: {command} {path}", call.name))
-    });
-    if let Some(edit) = edit {
-        return edit;
+    if let Some((command, path)) = object.and_then(editor_command) {
+        return format!("{}: {command} {path}", call.name);
     }
     let main = object.and_then(|object| {
         MAIN.iter()

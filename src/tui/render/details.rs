@@ -15,7 +15,7 @@ const MAX_BLOCK_LINES: usize = 40;
 /// Nested values longer than this (as pretty JSON) are summarised in one line.
 const MAX_NESTED_LINES: usize = 24;
 
-/// Where tau-bench keeps the actions a task expects.
+/// Where tau-bench keeps the actions a task expects (`info.task.actions`).
 const EXPECTED_ACTIONS: &str = "/info/task/actions";
 
 /// Where tau-bench repeats them in the reward's report.
@@ -31,12 +31,15 @@ pub fn details_lines(
     if trajectory.extra.is_empty() {
         return Vec::new();
     }
-    let extra = Value::Object(trajectory.extra.clone());
     let mut lines = prose(vec![
         Vec::new(),
         vec![piece(Tone::Accent, "details (kept from the import)")],
     ]);
-    if let Some(Value::Array(actions)) = extra.pointer(EXPECTED_ACTIONS) {
+    let expected = trajectory
+        .extra
+        .get("info")
+        .and_then(|info| info.pointer("/task/actions"));
+    if let Some(Value::Array(actions)) = expected {
         lines.extend(expected_actions(trajectory, steps, actions, highlighter));
     }
     let walk = Walk {

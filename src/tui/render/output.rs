@@ -11,10 +11,10 @@ use serde_json::Value;
 const MAX_PRETTY_BYTES: usize = 256 * 1024;
 
 /// What a piece of output is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum OutputKind {
-    /// A JSON object or array.
-    Json,
+    /// A JSON object or array, parsed.
+    Json(Value),
     /// A unified diff or patch.
     Diff,
     /// A Python traceback (possibly after other output).
@@ -26,11 +26,13 @@ pub enum OutputKind {
 /// What a text is, from its content.
 pub fn kind_of(text: &str) -> OutputKind {
     let trimmed = text.trim_start();
-    if (trimmed.starts_with('{') || trimmed.starts_with('['))
-        && text.len() <= MAX_PRETTY_BYTES
-        && serde_json::from_str::<Value>(text).is_ok()
+    let json =
+        (trimmed.starts_with('{') || trimmed.starts_with('[')) && text.len() <= MAX_PRETTY_BYTES;
+    if let Some(value) = json
+        .then(|| serde_json::from_str::<Value>(text).ok())
+        .flatten()
     {
-        OutputKind::Json
+        OutputKind::Json(value)
     } else if is_diff(text) {
         OutputKind::Diff
     } else if text.contains("Traceback (most recent call last):") {
@@ -49,25 +51,20 @@ pub fn output_lines(
     language: Option<&str>,
 ) -> Vec<TextLine> {
     match kind_of(text) {
-        OutputKind::Json => json_lines(text, highlighter),
+        OutputKind::Json(value) => json_lines(&value, highlighter),
         OutputKind::Diff => diff_lines(text),
         OutputKind::Traceback => code(traceback_lines(text)),
-        OutputKind::Text if !failed && language.is_some_and(|name| highlighter.knows(name)) => {
-            code(highlighter.highlight_named(language.unwrap_or_default(), text))
-        }
-        OutputKind::Text => {
-            let tone = if failed { Tone::Fail } else { Tone::Text };
-            prose(paragraph(tone, text))
-        }
+        OutputKind::Text => match language.filter(|name| !failed && highlighter.knows(name)) {
+            Some(name) => code(highlighter.highlight_named(name, text)),
+            None if failed => prose(paragraph(Tone::Fail, text)),
+            None => prose(paragraph(Tone::Text, text)),
+        },
     }
 }
 
-/// A JSON text pretty-printed (keys in their order) and highlighted, line by line.
-pub fn json_lines(text: &str, highlighter: &Highlighter) -> Vec<TextLine> {
-    let pretty = serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|value| serde_json::to_string_pretty(&value).ok())
-        .unwrap_or_else(|| text.to_string());
+/// A JSON value pretty-printed (keys in their order) and highlighted, line by line.
+pub fn json_lines(value: &Value, highlighter: &Highlighter) -> Vec<TextLine> {
+    let pretty = serde_json::to_string_pretty(value).unwrap_or_default();
     code(highlighter.highlight(Language::Json, &pretty))
 }
 
@@ -119,7 +116,10 @@ mod tests {
 
     #[test]
     fn output_is_drawn_by_what_it_is() {
-        assert_eq!(kind_of("{\"a\": [1, 2]}"), OutputKind::Json);
+        assert_eq!(
+            kind_of("{\"a\": [1, 2]}"),
+            OutputKind::Json(serde_json::json!({"a": [1, 2]}))
+        );
         assert_eq!(kind_of("{not json"), OutputKind::Text);
         assert_eq!(
             kind_of("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-1\n+2\n"),
@@ -148,7 +148,8 @@ mod tests {
     #[test]
     fn compact_json_gets_real_line_breaks() {
         let highlighter = Highlighter::default();
-        let lines = json_lines(r#"{"flights":[{"id":"HAT001","price":120}]}"#, &highlighter);
+        let value = serde_json::json!({"flights": [{"id": "HAT001", "price": 120}]});
+        let lines = json_lines(&value, &highlighter);
         let shown: Vec<String> = lines.iter().map(|line| plain(&line.pieces)).collect();
         assert_eq!(shown.len(), 8, "{shown:?}");
         assert_eq!(shown[3], "      \"id\": \"HAT001\",", "{shown:?}");

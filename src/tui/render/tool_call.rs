@@ -46,6 +46,21 @@ pub fn tool_call_lines(call: &ToolCall, highlighter: &Highlighter) -> Vec<TextLi
     lines
 }
 
+/// A file editor's command and file (`str_replace`, `/workspace/app.py`), where the
+/// arguments are an editor's call.
+pub fn editor_command(arguments: &Map<String, Value>) -> Option<(&str, &str)> {
+    FileEdit::of(arguments).map(|edit| (edit.command, edit.path))
+}
+
+/// Whether a tool runs the commands its argument names: a shell or a file editor (its
+/// argument says more than its name).
+pub fn runs_commands(tool: &str) -> bool {
+    let lower = tool.to_ascii_lowercase();
+    code_language(tool, "") == Some(Language::Bash)
+        || lower.contains("editor")
+        || lower.contains("str_replace")
+}
+
 /// The extension of the file a call shows, whose output is that file: an editor's `view` of
 /// a path, or a shell command that prints one (`cat`, `head`, `tail`, `nl`, `sed -n`, the
 /// last of a `&&` chain).

@@ -231,7 +231,8 @@ fn draw_sections(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory
                         // name (`cat ./src/rules/L055.py`, not `bash: …`).
                         let brief = match brief.split_once(": ") {
                             Some((tool, argument))
-                                if brief.chars().count() > room - 2 && runs_commands(tool) =>
+                                if brief.chars().count() > room - 2
+                                    && crate::tui::render::tool_call::runs_commands(tool) =>
                             {
                                 argument
                             }
@@ -387,13 +388,4 @@ fn label_time(millis: i64) -> String {
     chrono::DateTime::from_timestamp_millis(millis).map_or_else(String::new, |time| {
         time.format("%m-%d %H:%M UTC").to_string()
     })
-}
-
-/// Whether a tool runs the commands its argument names: a shell or a file editor.
-fn runs_commands(tool: &str) -> bool {
-    let tool = tool.to_ascii_lowercase();
-    ["bash", "shell", "terminal", "editor", "str_replace"]
-        .iter()
-        .any(|name| tool.contains(name))
-        || tool == "sh"
 }
