@@ -119,6 +119,10 @@ pub struct SftConfig {
     /// numbers the assistant lists in order, which teach the attention that copies a
     /// question's numbers into the calculator call (`run::drills`).
     pub copy_drills: usize,
+    /// Batch examples of similar length together (little padding, but each batch one kind
+    /// of example); false: every batch a random mix, as Hugging Face's Trainer does by
+    /// default.
+    pub group_by_length: bool,
     /// Scripted calculator demonstrations of task sets mixed into the source (`[[sft.replay]]`
     /// tables): earlier SFT data, so a run on new data (a rejection-sampled selection) does
     /// not forget, or problems of another kind (`weather:train`); one
@@ -155,6 +159,7 @@ impl Default for SftConfig {
             direct_answers: 0.0,
             loss_on_user: false,
             copy_drills: 0,
+            group_by_length: true,
             replay: Vec::new(),
         }
     }

@@ -11,7 +11,7 @@ use super::record::RunRecord;
 use super::{RunContext, RunOutcome, evaluate_policy};
 use crate::model::LanguageModel;
 use crate::train::schedule::LrSchedule;
-use crate::train::{BatchLimits, SftExample, Trainer, length_batches};
+use crate::train::{BatchLimits, SftExample, Trainer, length_batches, random_batches};
 use crate::trajectory::{RunKind, RunStatus, metric};
 use anyhow::Context;
 use std::path::Path;
@@ -62,9 +62,12 @@ fn plan(config: &RunConfig, examples: &[SftExample]) -> Vec<(u64, Vec<usize>)> {
     let lengths: Vec<usize> = examples.iter().map(|e| e.len()).collect();
     (0..config.sft.epochs as u64)
         .flat_map(|epoch| {
-            length_batches(&lengths, limits(config), config.seed, epoch)
-                .into_iter()
-                .map(move |batch| (epoch, batch))
+            let batches = if config.sft.group_by_length {
+                length_batches(&lengths, limits(config), config.seed, epoch)
+            } else {
+                random_batches(&lengths, limits(config), config.seed, epoch)
+            };
+            batches.into_iter().map(move |batch| (epoch, batch))
         })
         .collect()
 }

@@ -1,5 +1,6 @@
-//! Length bucketing: batches of similar-length sequences, so little of each padded batch is
-//! padding, in a seeded random order.
+//! Batching an epoch: length bucketing (batches of similar-length sequences, so little of
+//! each padded batch is padding) or random batches (each a random mix of the data, as
+//! Hugging Face's Trainer batches unless `group_by_length` is set), in a seeded random order.
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -31,6 +32,21 @@ pub fn length_batches(
     let mut batches = cut(&order, lengths, limits);
     batches.shuffle(&mut rng);
     batches
+}
+
+/// Batches of indices into `lengths` for one epoch, in a random order: indices shuffled
+/// and cut where a batch would exceed `limits`, so each batch mixes every kind of example.
+/// The same `seed` and `epoch` give the same batches.
+pub fn random_batches(
+    lengths: &[usize],
+    limits: BatchLimits,
+    seed: u64,
+    epoch: u64,
+) -> Vec<Vec<usize>> {
+    let mut rng = StdRng::seed_from_u64(seed ^ epoch.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.shuffle(&mut rng);
+    cut(&order, lengths, limits)
 }
 
 /// Micro-batches of one update: indices sorted by length (ties by index) and cut where a
@@ -122,6 +138,27 @@ mod tests {
         assert!(padding_share(&lengths, &naive) > 0.3);
         assert_eq!(batches, length_batches(&lengths, limits, 7, 0));
         assert_ne!(batches, length_batches(&lengths, limits, 7, 1));
+    }
+
+    #[test]
+    fn random_batches_take_every_index_once_and_mix_lengths() {
+        let lengths: Vec<usize> = (0..200).map(|i| if i < 100 { 20 } else { 90 }).collect();
+        let limits = BatchLimits {
+            max_sequences: 10,
+            max_tokens: 1000,
+        };
+        let batches = random_batches(&lengths, limits, 7, 0);
+        let mut seen: Vec<usize> = batches.iter().flatten().copied().collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..200).collect::<Vec<_>>());
+        let mixed = batches
+            .iter()
+            .filter(|batch| batch.iter().any(|&i| i < 100) && batch.iter().any(|&i| i >= 100))
+            .count();
+        assert!(mixed * 2 > batches.len(), "{mixed} of {}", batches.len());
+        assert!(batches.iter().all(|batch| batch.len() <= 10));
+        assert_eq!(batches, random_batches(&lengths, limits, 7, 0));
+        assert_ne!(batches, random_batches(&lengths, limits, 7, 1));
     }
 
     #[test]

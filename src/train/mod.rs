@@ -42,7 +42,9 @@ pub mod schedule;
 mod sft;
 mod trainer;
 
-pub use bucket::{BatchLimits, length_batches, micro_batches, padding_share, token_slots};
+pub use bucket::{
+    BatchLimits, length_batches, micro_batches, padding_share, random_batches, token_slots,
+};
 pub use checkpoint::{
     CheckpointMeta, OPTIMIZER_FILE, TRAINER_STATE_FILE, TrainerState, checkpoint_dir,
     latest_checkpoint, read_trainer_state, write_atomically,

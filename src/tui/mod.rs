@@ -9,6 +9,7 @@ pub mod content;
 pub mod curate_form;
 pub mod filter_expr;
 pub mod fork_lines;
+pub mod help_page;
 pub mod highlight;
 mod key_chord;
 pub mod keymap;

@@ -15,7 +15,7 @@ fn outside_the_prompt(app: &App) -> String {
         app.tab,
         app.screen(),
         app.tabs.rollouts.list.selected().map(|row| row.id),
-        app.help,
+        app.help.is_some(),
         app.quit
     )
 }

@@ -52,7 +52,7 @@ fn every_view(app: &mut App, check: &mut dyn FnMut(&App, &str, &str)) {
         let screen = render(app);
         check(app, name, &screen);
     }
-    app.help = false;
+    app.help = None;
 }
 
 #[test]

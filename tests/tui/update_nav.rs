@@ -150,12 +150,40 @@ fn tabs_cycle_and_load_what_they_show() {
 }
 
 #[test]
+fn help_scrolls_to_its_last_row_at_80x24_and_any_other_key_closes_it() {
+    let mut app = app(80, 24);
+    let key = |code| Msg::Key(KeyEvent::new(code, KeyModifiers::NONE));
+    app.update(char_key('?'));
+    let top = render(&app);
+    assert!(top.contains("next row") && top.contains("scroll"), "{top}");
+    assert!(!top.contains("quit  "), "the last rows are below: {top}");
+    app.update(key(KeyCode::End));
+    let bottom = render(&app);
+    assert!(
+        bottom.contains(":help") && bottom.contains(":q"),
+        "{bottom}"
+    );
+    assert!(!bottom.contains("next row"), "{bottom}");
+    app.update(key(KeyCode::Down));
+    assert_eq!(render(&app), bottom, "never past the last page");
+    app.update(key(KeyCode::PageUp));
+    app.update(key(KeyCode::Home));
+    assert_eq!(render(&app), top);
+    app.update(char_key('x'));
+    assert!(app.help.is_none(), "any other key closes help");
+    assert_eq!(app.tab, Tab::Rollouts);
+}
+
+#[test]
 fn quit_help_and_ctrl_c() {
     let mut app = listed_app(10, 10);
     app.update(char_key('?'));
-    assert!(app.help);
+    assert!(app.help.is_some());
     app.update(char_key('q'));
-    assert!(!app.help && !app.quit, "a key closes help without acting");
+    assert!(
+        app.help.is_none() && !app.quit,
+        "a key closes help without acting"
+    );
     app.update(char_key('q'));
     assert!(app.quit);
     let mut app = listed_app(10, 10);

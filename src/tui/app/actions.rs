@@ -41,7 +41,7 @@ impl App {
                 Vec::new()
             }
             Action::Help => {
-                self.help = true;
+                self.open_help();
                 Vec::new()
             }
             Action::Command => {

@@ -16,6 +16,7 @@ pub use prompt_commands::COMMANDS;
 
 use super::action::{Action, Scope};
 use super::annotate::{BadcaseQueue, PendingNote, UndoStack};
+use super::help_page::{HelpPage, view_keys};
 use super::keymap::Keymap;
 use super::layout;
 use super::memory::Remembered;
@@ -119,8 +120,8 @@ pub struct App {
     pub disagree: Option<disagree::DisagreeQueue>,
     /// The open prompt.
     pub prompt: Option<Prompt>,
-    /// Whether the help overlay is open.
-    pub help: bool,
+    /// The help overlay, while it is open.
+    pub help: Option<HelpPage>,
     /// The status bar.
     pub status: Status,
     /// The current theme.
@@ -157,7 +158,7 @@ impl App {
             branch_walk: None,
             disagree: None,
             prompt: None,
-            help: false,
+            help: None,
             status: Status::default(),
             theme: config.theme,
             extra_themes: config.extra_themes,
@@ -296,8 +297,22 @@ impl App {
                 }
             };
         }
-        if self.help {
-            self.help = false;
+        if let Some(help) = &mut self.help {
+            let (width, height) = (self.viewport.width, self.viewport.height);
+            let page = HelpPage::page(height) as isize;
+            let delta = match self.keymap.action_in(key, Scope::Everywhere) {
+                Some(Action::Down) => 1,
+                Some(Action::Up) => -1,
+                Some(Action::PageDown) => page,
+                Some(Action::PageUp) => -page,
+                Some(Action::Top) => isize::MIN,
+                Some(Action::Bottom) => isize::MAX,
+                _ => {
+                    self.help = None;
+                    return Vec::new();
+                }
+            };
+            help.scroll_by(delta, width, height);
             return Vec::new();
         }
         if let Some(commands) = self.tabs.runs.on_form_key(key, &mut self.status) {
@@ -318,6 +333,18 @@ impl App {
         self.tabs
             .rollouts
             .resize(viewport, self.token_text.as_ref())
+    }
+
+    /// Opens the help overlay on the keys of the view on screen.
+    pub(super) fn open_help(&mut self) {
+        let tokens = self.tabs.rollouts.trajectory.tokens.is_some();
+        let keys = view_keys(self.tab, self.screen(), tokens);
+        self.help = Some(HelpPage::new(
+            keys,
+            &self.keymap,
+            &self.label_kinds,
+            &COMMANDS,
+        ));
     }
 
     /// Shows a message in the status bar.

@@ -93,7 +93,7 @@ impl App {
                 Vec::new()
             }
             "help" | "h" => {
-                self.help = true;
+                self.open_help();
                 Vec::new()
             }
             "open" | "o" if !rest.is_empty() => vec![self.tabs.rollouts.open_by_prefix(rest)],

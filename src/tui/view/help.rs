@@ -1,10 +1,10 @@
 //! The `?` overlay (the keys of the current view, from the keymap) and the key hints of the
 //! bottom bar.
 
-use super::view_keys::{EVERYWHERE, view_keys};
-use super::widgets::{pane, span};
+use super::widgets::{line, pane, span};
 use crate::tui::action::Action;
 use crate::tui::app::{App, Screen, Tab};
+use crate::tui::help_page::{HELP_WIDTH, HelpPage, inner_size};
 use crate::tui::layout;
 use crate::tui::rich::{Fold, Tone};
 use crate::tui::theme::Theme;
@@ -121,60 +121,39 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
     hints
 }
 
-/// Draws the help overlay.
-pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+/// Draws the help overlay: the page's rows from its scroll on, and where that is.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, page: &HelpPage) {
     let theme = &app.theme;
-    let mut lines: Vec<Line> = Vec::new();
-    let labels_here = view_keys(app)
+    let (columns, rows) = inner_size(area.width, area.height);
+    let wrapped = page.wrapped(columns);
+    let first = page.scroll.min(wrapped.len().saturating_sub(rows));
+    let shown: Vec<Line> = wrapped
         .iter()
-        .any(|(action, _)| *action == Action::LabelFormat);
-    for (action, what) in view_keys(app).iter().chain(EVERYWHERE) {
-        let keys: Vec<String> = app
-            .keymap
-            .keys_for(*action)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        lines.push(Line::from(vec![
-            span(theme, Tone::Accent, format!("{:>16}  ", keys.join(" "))),
-            span(theme, Tone::Text, *what),
-        ]));
-        if labels_here && *action == Action::LabelFormat {
-            lines.extend(session_kind_lines(app));
-        }
-    }
-    lines.push(Line::default());
-    for (command, what) in crate::tui::app::COMMANDS {
-        lines.push(Line::from(vec![
-            span(theme, Tone::Accent, format!("{command:>22}  ")),
-            span(theme, Tone::Muted, what),
-        ]));
-    }
-    let title = Line::from(span(theme, Tone::Accent, " keys · any key closes "));
-    draw_box(frame, area, theme, title, lines, 96);
-}
-
-/// The session's own label kinds (`[[labels]]`): key, name and description.
-fn session_kind_lines<'a>(app: &'a App) -> impl Iterator<Item = Line<'a>> {
-    let kinds = &app.label_kinds;
-    kinds
-        .kinds()
-        .into_iter()
-        .filter(|kind| !kind.is_builtin())
-        .map(move |kind| {
-            let what = match kinds.description(kind) {
-                Some(description) => format!("{} — {description}", kinds.name(kind)),
-                None => kinds.name(kind).to_string(),
-            };
-            Line::from(vec![
-                span(&app.theme, Tone::Accent, format!("{:>16}  ", kind.digit())),
-                span(
-                    &app.theme,
-                    Tone::Text,
-                    crate::text::inert(&what).into_owned(),
-                ),
-            ])
-        })
+        .skip(first)
+        .take(rows)
+        .map(|row| line(theme, row))
+        .collect();
+    let title = if wrapped.len() > rows {
+        format!(
+            " keys · {}–{} of {} · ↑↓ PgUp PgDn scroll · any other key closes ",
+            first + 1,
+            first + shown.len(),
+            wrapped.len()
+        )
+    } else {
+        " keys · any key closes ".to_string()
+    };
+    let height = shown.len() as u16 + 2;
+    let box_area = layout::centered(area, HELP_WIDTH, height);
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(
+        Paragraph::new(shown).style(theme.base_style()).block(pane(
+            theme,
+            Line::from(span(theme, Tone::Accent, title)),
+            true,
+        )),
+        box_area,
+    );
 }
 
 /// The label keys in use: `1-4`, or up to the session's highest key.

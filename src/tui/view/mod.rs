@@ -14,10 +14,7 @@ mod stats_compare;
 mod tokens;
 mod trajectory;
 mod transcript;
-mod view_keys;
 pub mod widgets;
-
-pub use view_keys::view_keys;
 
 use super::app::{App, Screen, Tab};
 use super::layout;
@@ -46,8 +43,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Tab::Curate => curate::draw(frame, body, app),
     }
     shell::draw_bottom(frame, bottom, app);
-    if app.help {
-        help::draw(frame, area, app);
+    if let Some(page) = &app.help {
+        help::draw(frame, area, app, page);
     }
     if app.quit_prompt {
         help::draw_quit_prompt(frame, area, app);

@@ -1,8 +1,14 @@
-//! The keys of each view with what they do there: the `?` overlay's tables, in the keymap's
-//! actions (the keys themselves come from the user's keymap).
+//! The `?` overlay's page: the keys of each view with what they do there (in the keymap's
+//! actions; the keys themselves come from the user's keymap), the session's label kinds and
+//! the prompt's commands, as toned rows that scroll.
 
+use crate::curate::labels::LabelKinds;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Screen, Tab};
+use crate::tui::keymap::Keymap;
+use crate::tui::rich::{RichLine, Tone, piece};
+use crate::tui::state::Tab;
+use crate::tui::state::rollouts::Screen;
+use crate::tui::wrap::wrap;
 
 const LIST: &[(Action, &str)] = &[
     (Action::Down, "next row"),
@@ -164,7 +170,7 @@ const CURATE: &[(Action, &str)] = &[
 ];
 
 /// The keys that work in every view.
-pub(super) const EVERYWHERE: &[(Action, &str)] = &[
+const EVERYWHERE: &[(Action, &str)] = &[
     (Action::NextTab, "next tab"),
     (Action::PrevTab, "previous tab"),
     (Action::TabRollouts, "rollouts"),
@@ -176,12 +182,13 @@ pub(super) const EVERYWHERE: &[(Action, &str)] = &[
     (Action::Quit, "quit"),
 ];
 
-/// The actions of the view on screen, with what they do there.
-pub fn view_keys(app: &App) -> &'static [(Action, &'static str)] {
-    match app.tab {
-        Tab::Rollouts => match app.screen() {
+/// The actions of a view, with what they do there: the tab, its screen, and whether the
+/// trajectory shows its tokens.
+pub fn view_keys(tab: Tab, screen: Screen, tokens: bool) -> &'static [(Action, &'static str)] {
+    match tab {
+        Tab::Rollouts => match screen {
             Screen::List => LIST,
-            Screen::Trajectory if app.tabs.rollouts.trajectory.tokens.is_some() => TOKENS,
+            Screen::Trajectory if tokens => TOKENS,
             Screen::Trajectory => TRAJECTORY,
             Screen::Group => GROUP,
         },
@@ -189,4 +196,107 @@ pub fn view_keys(app: &App) -> &'static [(Action, &'static str)] {
         Tab::Stats => STATS,
         Tab::Curate => CURATE,
     }
+}
+
+/// The help overlay while it is open: its rows and how far it is scrolled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HelpPage {
+    /// The rows, unwrapped: a key column and what the key does.
+    pub rows: Vec<RichLine>,
+    /// The first row shown, in wrapped rows.
+    pub scroll: usize,
+}
+
+/// The overlay's width at most, borders included.
+pub const HELP_WIDTH: u16 = 96;
+
+impl HelpPage {
+    /// The page of a view's `keys`: each with its keys from `keymap` (the session's label
+    /// kinds after the format key), then the prompt's `commands`.
+    pub fn new(
+        keys: &[(Action, &str)],
+        keymap: &Keymap,
+        kinds: &LabelKinds,
+        commands: &[(&str, &str)],
+    ) -> Self {
+        let mut rows: Vec<RichLine> = Vec::new();
+        let labels_here = keys
+            .iter()
+            .any(|(action, _)| *action == Action::LabelFormat);
+        for (action, what) in keys.iter().chain(EVERYWHERE) {
+            let chords: Vec<String> = keymap
+                .keys_for(*action)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            rows.push(vec![
+                piece(Tone::Accent, &format!("{:>16}  ", chords.join(" "))),
+                piece(Tone::Text, what),
+            ]);
+            if labels_here && *action == Action::LabelFormat {
+                rows.extend(session_kind_rows(kinds));
+            }
+        }
+        rows.push(Vec::new());
+        for (command, what) in commands {
+            rows.push(vec![
+                piece(Tone::Accent, &format!("{command:>22}  ")),
+                piece(Tone::Muted, what),
+            ]);
+        }
+        Self { rows, scroll: 0 }
+    }
+
+    /// The rows as they fit `columns` cells, long ones wrapped.
+    pub fn wrapped(&self, columns: usize) -> Vec<RichLine> {
+        self.rows
+            .iter()
+            .flat_map(|row| {
+                if row.is_empty() {
+                    vec![Vec::new()]
+                } else {
+                    wrap(row, columns.max(1))
+                }
+            })
+            .collect()
+    }
+
+    /// Scrolls by `delta` rows within a screen of `width` × `height` cells, never past the
+    /// last page.
+    pub fn scroll_by(&mut self, delta: isize, width: u16, height: u16) {
+        let (columns, rows) = inner_size(width, height);
+        let last = self.wrapped(columns).len().saturating_sub(rows);
+        self.scroll = self.scroll.saturating_add_signed(delta).min(last);
+    }
+
+    /// The rows one page holds on a screen `height` cells high.
+    pub fn page(height: u16) -> usize {
+        inner_size(HELP_WIDTH, height).1.max(1)
+    }
+}
+
+/// The columns and rows inside the overlay's borders on a screen of `width` × `height`.
+pub fn inner_size(width: u16, height: u16) -> (usize, usize) {
+    (
+        usize::from(width.min(HELP_WIDTH).saturating_sub(2)),
+        usize::from(height.saturating_sub(2)),
+    )
+}
+
+/// The session's own label kinds (`[[labels]]`): key, name and description.
+fn session_kind_rows(kinds: &LabelKinds) -> impl Iterator<Item = RichLine> + '_ {
+    kinds
+        .kinds()
+        .into_iter()
+        .filter(|kind| !kind.is_builtin())
+        .map(move |kind| {
+            let what = match kinds.description(kind) {
+                Some(description) => format!("{} — {description}", kinds.name(kind)),
+                None => kinds.name(kind).to_string(),
+            };
+            vec![
+                piece(Tone::Accent, &format!("{:>16}  ", kind.digit())),
+                piece(Tone::Text, &what),
+            ]
+        })
 }
