@@ -431,3 +431,34 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
         Err(StoreError::NewerSchema { found: 99, .. })
     ));
 }
+
+#[test]
+fn runs_take_the_name_asked_made_safe_and_unique_or_a_number_of_their_kind() {
+    use rollscope::trajectory::{RunInfo, RunKind};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store")).unwrap();
+    let create = |name: &str, kind| {
+        let run = RunInfo::new(name.to_string(), kind, 0, "m".into(), 0);
+        store.create_run(&run).unwrap()
+    };
+    assert_eq!(create("", RunKind::Grpo), "grpo-0001");
+    assert_eq!(
+        create("verl_grpo_gsm8k", RunKind::Import),
+        "verl_grpo_gsm8k"
+    );
+    assert_eq!(
+        create("verl_grpo_gsm8k", RunKind::Import),
+        "verl_grpo_gsm8k-2"
+    );
+    assert_eq!(
+        create("verl_grpo_gsm8k", RunKind::Import),
+        "verl_grpo_gsm8k-3"
+    );
+    assert_eq!(create("../../etc/passwd", RunKind::Import), "etc-passwd");
+    assert_eq!(create("qwen 2.5 run:7", RunKind::Import), "qwen-2.5-run-7");
+    assert_eq!(create("...", RunKind::Import), "import-0007");
+    assert_eq!(create(&"x".repeat(300), RunKind::Import), "x".repeat(48));
+    assert_eq!(create("", RunKind::Sft), "sft-0009");
+    let ids: Vec<String> = store.runs().unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(ids.len(), 9);
+}

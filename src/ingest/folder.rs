@@ -46,7 +46,7 @@ pub fn import_folder(
         Some(run) => run,
         None => {
             let mut record = RunInfo::new(
-                String::new(),
+                super::run_name_of(&folder),
                 RunKind::Import,
                 0,
                 dir.display().to_string(),

@@ -101,7 +101,11 @@ impl Follower {
                     .iter()
                     .map(|path| path.display().to_string())
                     .collect();
-                let mut run = RunInfo::new(String::new(), RunKind::Import, 0, names.join(", "), 0);
+                let name = canonical
+                    .first()
+                    .map(|root| super::run_name_of(root))
+                    .unwrap_or_default();
+                let mut run = RunInfo::new(name, RunKind::Import, 0, names.join(", "), 0);
                 run.config = serde_json::json!({ "follow": canonical });
                 run.note = Some(format!("following {}", names.join(", ")));
                 run.process = Some(this_process());

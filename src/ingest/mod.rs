@@ -71,6 +71,20 @@ fn read_into(
     }
 }
 
+/// The name an import run of `path` asks for: a folder's name, or a file's folder's name
+/// (the store makes it a unique id).
+fn run_name_of(path: &Path) -> String {
+    let folder = if path.is_dir() {
+        Some(path)
+    } else {
+        path.parent()
+    };
+    folder
+        .and_then(Path::file_name)
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// Gives a trajectory that names no run the import run `run`; returns its policy version.
 fn claim(trajectory: &mut Trajectory, run: &str) -> u64 {
     if trajectory.run.is_none() {

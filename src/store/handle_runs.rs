@@ -9,8 +9,9 @@ use crate::trajectory::{RunActivity, RunInfo, RunRequest, RunStatus};
 use std::borrow::Cow;
 
 impl Store {
-    /// Stores a new run under the next free id of its kind (its `id` is replaced) and
-    /// returns the id: two processes starting runs at once get two ids.
+    /// Stores a new run under a fresh id and returns it: its own `id`, when not empty, as a
+    /// folder name may hold it and made unique (`trl`, `trl-2`), else the next free id of its
+    /// kind (`grpo-0007`); two processes starting runs at once get two ids.
     pub fn create_run(&self, run: &RunInfo) -> StoreResult<String> {
         match self.call(Request::CreateRun(Cow::Borrowed(run)))? {
             Reply::Text(id) => Ok(id),

@@ -83,18 +83,24 @@ impl LocalStore {
         Ok(runs)
     }
 
-    /// A fresh run id of a kind: `grpo-0007` when six runs exist. Only `create_run` takes
-    /// one, under the write guard, so no two runs get the same id.
-    pub(super) fn next_run_id(&self, kind: RunKind) -> StoreResult<String> {
+    /// A fresh run id: `wanted` as a folder name may hold it (letters, digits, `-`, `_` and
+    /// `.`, others as `-`, at most 48 characters) if no run has it, else with `-2`, `-3`, …
+    /// after it; without a usable name, the next free id of the kind (`grpo-0007` when six
+    /// runs exist). Only `create_run` takes one, under the write guard, so no two runs get
+    /// the same id.
+    pub(super) fn fresh_run_id(&self, wanted: &str, kind: RunKind) -> StoreResult<String> {
         let runs = self.runs()?;
-        let mut number = runs.len() + 1;
-        loop {
-            let id = format!("{}-{number:04}", kind.as_str());
-            if runs.iter().all(|run| run.id != id) {
-                return Ok(id);
-            }
-            number += 1;
+        let free = |id: &str| runs.iter().all(|run| run.id != id);
+        if let Some(name) = run_name(wanted) {
+            return Ok(std::iter::once(name.clone())
+                .chain((2..).map(|n| format!("{name}-{n}")))
+                .find(|id| free(id))
+                .expect("an unbounded series has a free id"));
         }
+        Ok((runs.len() + 1..)
+            .map(|number| format!("{}-{number:04}", kind.as_str()))
+            .find(|id| free(id))
+            .expect("an unbounded series has a free id"))
     }
 
     /// Appends (or replaces) a metrics row and flushes.
@@ -130,4 +136,23 @@ impl LocalStore {
         self.db.flush()?;
         Ok(removed)
     }
+}
+
+/// Most characters of a run id made from a name.
+const RUN_NAME_CHARS: usize = 48;
+
+/// `wanted` as a run id a folder may be named by: ASCII letters, digits, `-`, `_` and `.`
+/// (anything else as `-`), no leading `.` or `-`, at most [`RUN_NAME_CHARS`]; `None` when
+/// nothing is left.
+fn run_name(wanted: &str) -> Option<String> {
+    let name: String = wanted
+        .chars()
+        .map(|c| match c {
+            'a'..='z' | 'A'..='Z' | '0'..='9' | '-' | '_' | '.' => c,
+            _ => '-',
+        })
+        .take(RUN_NAME_CHARS)
+        .collect();
+    let name = name.trim_start_matches(['.', '-']).trim_end_matches('-');
+    (!name.is_empty()).then(|| name.to_string())
 }

@@ -6,12 +6,12 @@ use super::{LocalStore, StoreError, StoreResult, keys};
 use crate::trajectory::{RunActivity, RunInfo, RunRequest, RunStatus};
 
 impl LocalStore {
-    /// Stores `run` under the next free id of its kind (its own `id` is replaced) and
-    /// returns that id; no other writer can take the same id.
+    /// Stores `run` under a fresh id (its own `id`, when not empty, is the name wanted:
+    /// an import's folder name) and returns that id; no other writer can take the same id.
     pub fn create_run(&self, run: &RunInfo) -> StoreResult<String> {
         let _guard = self.write_guard();
         let mut run = run.clone();
-        run.id = self.next_run_id(run.kind)?;
+        run.id = self.fresh_run_id(&run.id, run.kind)?;
         self.insert_run(&run)?;
         Ok(run.id)
     }

@@ -23,6 +23,15 @@ pub enum RunKind {
 }
 
 impl RunKind {
+    /// Every kind.
+    pub const ALL: [RunKind; 5] = [
+        Self::Sft,
+        Self::Grpo,
+        Self::Rollout,
+        Self::Eval,
+        Self::Import,
+    ];
+
     /// What a stop asked of a run of this kind does, in words (`import-0002 stops …`).
     pub fn stop_words(self) -> &'static str {
         match self {

@@ -113,7 +113,7 @@ fn a_trl_output_folder_imports_as_a_run_with_its_metrics() {
     let folder = data("trl");
     let stdout = rollscope(&["import", folder.to_str().unwrap()]);
     assert!(
-        stdout.contains("run import-0001 (16 trajectories, 4 metrics rows from"),
+        stdout.contains("run trl (16 trajectories, 4 metrics rows from"),
         "{stdout}"
     );
     let state: serde_json::Value = serde_json::from_slice(
@@ -122,21 +122,16 @@ fn a_trl_output_folder_imports_as_a_run_with_its_metrics() {
     .unwrap();
     let runs = rollscope(&["runs", "--json"]);
     let run: serde_json::Value = serde_json::from_str(runs.lines().next().unwrap()).unwrap();
-    assert_eq!(run["id"], "import-0001");
+    assert_eq!(run["id"], "trl", "the run is named after its folder");
     assert_eq!(run["kind"], "import");
     assert_eq!(run["status"], "done");
     assert_eq!(run["step"], state["global_step"]);
     let listed: serde_json::Value = serde_json::from_str(&rollscope(&[
-        "list",
-        "--run",
-        "import-0001",
-        "--json",
-        "--limit",
-        "100",
+        "list", "--run", "trl", "--json", "--limit", "100",
     ]))
     .unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 16);
-    let watched = rollscope(&["watch", "import-0001", "--once"]);
+    let watched = rollscope(&["watch", "trl", "--once"]);
     let rewards = state["log_history"]
         .as_array()
         .unwrap()

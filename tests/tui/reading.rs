@@ -160,6 +160,12 @@ fn a_message_leaves_the_key_hints_and_is_cut_with_an_ellipsis() {
 
 /// An app listing `tasks` (one row each, run `grpo-0002/eval` at step 41), `width` wide.
 fn listing(tasks: &[&str], width: u16) -> App {
+    listing_runs(tasks, &["grpo-0002/eval"], width)
+}
+
+/// An app listing `tasks`, row `i` of run `runs[i % runs.len()]` at step 41 (an empty run:
+/// a file imported alone, from SWE-agent, with no step), `width` wide.
+fn listing_runs(tasks: &[&str], runs: &[&str], width: u16) -> App {
     let mut app = app(width, 30);
     let tag = list_tag(&app.start());
     let rows: Vec<rollscope::store::Summary> = tasks
@@ -168,8 +174,9 @@ fn listing(tasks: &[&str], width: u16) -> App {
         .map(|(index, task)| {
             let mut summary = rollscope::store::Summary::of(&trajectory(index as u64), 0);
             summary.task_id = (*task).to_string();
-            summary.run = "grpo-0002/eval".into();
-            summary.step = Some(41);
+            summary.run = runs[index % runs.len()].into();
+            summary.step = (!summary.run.is_empty()).then_some(41);
+            summary.source_format = "swe-agent".into();
             summary
         })
         .collect();
@@ -203,6 +210,17 @@ fn list_columns_fit_their_values_and_cut_with_an_ellipsis() {
     );
     assert!(narrow.contains("0002/…·41"), "the step survives\n{narrow}");
     assert!(narrow.contains("answered"), "{narrow}");
+}
+
+#[test]
+fn the_run_column_names_imports_by_folder_and_lone_files_by_their_format() {
+    let tasks = ["t-1", "t-2", "t-3", "t-4"];
+    let runs = ["grpo-0007", "verl_grpo_gsm8k", "trl-2", ""];
+    let screen = render(&listing_runs(&tasks, &runs, 140));
+    for shown in ["0007·41", "verl_grpo_gsm8k·41", "trl-2·41", "swe-agent"] {
+        assert!(screen.contains(shown), "{shown}\n{screen}");
+    }
+    assert!(!screen.contains("grpo-0007"), "{screen}");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use crate::curate::labels::LabelKinds;
 use crate::store::Summary;
-use crate::trajectory::{Label, LabelStatus};
+use crate::trajectory::{Label, LabelStatus, RunKind};
 use crate::tui::rich::{RichLine, Tone};
 use crate::tui::theme::Theme;
 use ratatui::style::Style;
@@ -128,9 +128,10 @@ pub fn coordinates(summary: &Summary, blind: bool) -> (String, String) {
     if blind {
         return ("–".to_string(), "–".to_string());
     }
-    let run = summary.run.rsplit('-').next().unwrap_or(&summary.run);
+    let run = short_run(&summary.run);
     let run_step = match (summary.run.is_empty(), summary.step) {
-        (true, None) => "–".to_string(),
+        (true, None) if summary.source_format.is_empty() => "–".to_string(),
+        (true, None) => summary.source_format.clone(),
         (_, Some(step)) => format!("{run}·{step}"),
         (false, None) => run.to_string(),
     };
@@ -140,6 +141,20 @@ pub fn coordinates(summary: &Summary, blind: bool) -> (String, String) {
         _ => "–".to_string(),
     };
     (run_step, group_sample)
+}
+
+/// A run as the list shows it: a numbered run by its number (`0007` for `grpo-0007`,
+/// `0002/eval` for its evaluation), a named one (an import's folder) whole.
+fn short_run(run: &str) -> &str {
+    match run.split_once('-') {
+        Some((kind, number))
+            if RunKind::ALL.iter().any(|k| k.as_str() == kind)
+                && number.starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            number
+        }
+        _ => run,
+    }
 }
 
 /// A text cut to `columns` cells by display width, ending in `…` when cut.
