@@ -22,15 +22,49 @@ pub struct Listing {
     pub descending: bool,
 }
 
-/// A GRPO group: the samples of one task drawn at the same step of a run.
+/// The trajectories a group view compares.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct GroupKey {
-    /// The run.
-    pub run: String,
-    /// The policy version (training step).
-    pub step: u64,
-    /// The group number.
-    pub group: u64,
+pub enum GroupKey {
+    /// A GRPO group: the samples of one task drawn at the same step of a run.
+    Grpo {
+        /// The run.
+        run: String,
+        /// The policy version (training step).
+        step: u64,
+        /// The group number.
+        group: u64,
+    },
+    /// Every attempt at one task, in any run or file: an Inspect log's epochs, tau-bench's
+    /// trials, an evaluation's samples of one prompt.
+    Task {
+        /// The task's id.
+        task: String,
+    },
+}
+
+/// Most attempts at one task a group view loads.
+pub const MOST_TASK_ATTEMPTS: usize = 256;
+
+impl GroupKey {
+    /// The group of a trajectory (or summary) with these coordinates: its GRPO group where
+    /// it has run, step and group, else the attempts at its task; `None` with neither.
+    pub fn of(
+        run: Option<&str>,
+        step: Option<u64>,
+        group: Option<u64>,
+        task: Option<&str>,
+    ) -> Option<Self> {
+        match (run.filter(|run| !run.is_empty()), step, group) {
+            (Some(run), Some(step), Some(group)) => Some(Self::Grpo {
+                run: run.to_string(),
+                step,
+                group,
+            }),
+            _ => task.filter(|task| !task.is_empty()).map(|task| Self::Task {
+                task: task.to_string(),
+            }),
+        }
+    }
 }
 
 /// A label to write; the engine stamps its author and time.

@@ -1,7 +1,7 @@
 //! The worker loop: takes commands in order, does the store work, sends updates.
 
 use super::EngineConfig;
-use super::command::{Command, GroupKey, LabelDraft, Tag};
+use super::command::{Command, GroupKey, LabelDraft, MOST_TASK_ATTEMPTS, Tag};
 use super::jobs;
 use super::launch::Start;
 use super::overview::Overview;
@@ -267,14 +267,28 @@ impl Worker {
     }
 
     fn load_group(&self, tag: Tag, key: GroupKey) -> anyhow::Result<()> {
+        let (filter, limit) = match &key {
+            GroupKey::Grpo { run, step, group } => (
+                Filter {
+                    run: Some(run.clone()),
+                    step: Some(*step),
+                    group: Some(*group),
+                    ..Filter::default()
+                },
+                None,
+            ),
+            GroupKey::Task { task } => (
+                Filter {
+                    task: Some(task.clone()),
+                    ..Filter::default()
+                },
+                Some(MOST_TASK_ATTEMPTS),
+            ),
+        };
         let summaries = self.store.query(&Query {
-            filter: Filter {
-                run: Some(key.run.clone()),
-                step: Some(key.step),
-                group: Some(key.group),
-                ..Filter::default()
-            },
+            filter,
             sort: crate::store::SortKey::Step,
+            limit,
             ..Query::default()
         })?;
         let mut members: Vec<Trajectory> = Vec::with_capacity(summaries.len());

@@ -214,7 +214,7 @@ fn sorted_listings_locate_groups_runs_metrics_and_overview() {
     assert!(index.is_some());
     engine.send(Command::LoadGroup {
         tag: Tag(4),
-        key: GroupKey {
+        key: GroupKey::Grpo {
             run: demo::DEMO_RUN.into(),
             step: 2,
             group: 2,
@@ -411,4 +411,51 @@ fn the_token_view_spells_tokens_with_the_tokenizer_of_the_trajectorys_run() {
         "{screen}"
     );
     assert!(!screen.contains("shown as ids"), "{screen}");
+}
+
+#[test]
+fn tau_bench_trials_of_one_task_open_as_a_group_of_attempts() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/formats/tau_bench_airline_one.json");
+    let records: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(fixture).unwrap()).unwrap();
+    let mut second = records[0].clone();
+    second["trial"] = serde_json::json!(1);
+    second["reward"] = serde_json::json!(1.0);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("trials.json");
+    std::fs::write(&file, serde_json::to_vec(&[&records[0], &second]).unwrap()).unwrap();
+    let store = Store::open(&dir.path().join("store")).unwrap();
+    rollscope::ingest::import_into(&store, &file, Default::default(), &mut || {}).unwrap();
+    let rows = store.query(&Default::default()).unwrap();
+    assert_eq!(rows.len(), 2);
+    let key = GroupKey::of(
+        Some(&rows[0].run),
+        rows[0].step,
+        rows[0].group,
+        Some(&rows[0].task_id),
+    )
+    .expect("a task's attempts make a group");
+    assert_eq!(
+        key,
+        GroupKey::Task {
+            task: rows[1].task_id.clone()
+        }
+    );
+    let (engine, updates) = Engine::spawn(Arc::new(store), EngineConfig::default()).unwrap();
+    engine.send(Command::LoadGroup { tag: Tag(3), key });
+    let Update::Group { group, .. } = next(&updates) else {
+        panic!("expected Group")
+    };
+    let rewards: Vec<f64> = group
+        .members
+        .iter()
+        .map(|member| member.reward.as_ref().unwrap().total)
+        .collect();
+    assert_eq!(rewards.len(), 2);
+    assert!(
+        rewards.contains(&1.0) && rewards.contains(&0.0),
+        "{rewards:?}"
+    );
+    assert_eq!(group.task.unwrap().id, rows[0].task_id);
 }

@@ -281,7 +281,7 @@ fn the_outcome_breakdown_adds_up_on_screen() {
 fn the_group_diff_scrolls_sideways_with_h_and_l() {
     use rollscope::engine::{GroupKey, LoadedGroup, Tag};
     use rollscope::tui::state::group::GroupState;
-    let key = GroupKey {
+    let key = GroupKey::Grpo {
         run: "grpo-0001".into(),
         step: 1,
         group: 0,

@@ -109,7 +109,7 @@ fn group_of(index: u64) -> LoadedGroup {
     let first = index / 8 * 8;
     let members = (first..first + 8).map(trajectory).collect();
     LoadedGroup {
-        key: GroupKey {
+        key: GroupKey::Grpo {
             run: "grpo-0001".into(),
             step: trajectory(index).policy_version.unwrap(),
             group: index / 8,
@@ -126,7 +126,7 @@ fn group_view_selects_pins_and_diffs() {
     let Some(Command::LoadGroup { tag, key }) = commands.last() else {
         panic!("expected LoadGroup")
     };
-    assert_eq!(key.group, 0);
+    assert!(matches!(key, GroupKey::Grpo { group: 0, .. }), "{key:?}");
     assert_eq!(app.screen(), Screen::Group);
     app.update(Msg::Engine(Update::Group {
         tag: *tag,
@@ -163,6 +163,54 @@ fn group_view_selects_pins_and_diffs() {
     );
     act(&mut app, &[Action::Back, Action::Back]);
     assert_eq!(app.screen(), Screen::List);
+}
+
+#[test]
+fn a_trajectory_outside_a_grpo_group_opens_the_attempts_at_its_task() {
+    let mut app = listed_app(100, 100);
+    let mut loaded = group_of(2);
+    let task = loaded.task.as_ref().unwrap().id.clone();
+    let mut row = loaded.members[2].clone();
+    (row.run, row.group) = (None, None);
+    let mut window = summaries(1);
+    window[0] = rollscope::store::Summary::of(&row, 0);
+    let tag = list_tag(&app.update(Msg::Action(Action::Refresh)));
+    app.update(Msg::Engine(Update::Window(rollscope::engine::Window {
+        tag,
+        start: 0,
+        rows: window,
+        matching: Some(1),
+        stored: Some(1),
+    })));
+    let commands = act(&mut app, &[Action::Group]);
+    let Some(Command::LoadGroup { tag, key }) = commands.last() else {
+        panic!("expected LoadGroup: {commands:?}")
+    };
+    assert_eq!(key, &GroupKey::Task { task: task.clone() });
+    for (index, member) in loaded.members.iter_mut().enumerate() {
+        member.sample = Some(0);
+        member.reward = Some(rollscope::trajectory::Reward::scalar(if index < 3 {
+            1.0
+        } else {
+            0.0
+        }));
+    }
+    loaded.key = key.clone();
+    app.update(Msg::Engine(Update::Group {
+        tag: *tag,
+        group: Box::new(loaded),
+    }));
+    let screen = render(&app);
+    assert!(
+        screen.contains(&format!("8 attempts at {task}")),
+        "{screen}"
+    );
+    assert!(screen.contains("3 of 8 pass"), "{screen}");
+    assert!(!screen.contains("zero variance"), "{screen}");
+    assert!(
+        screen.contains("diff  s1 ⇄ s"),
+        "attempts numbered by place: {screen}"
+    );
 }
 
 #[test]

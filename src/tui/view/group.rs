@@ -1,6 +1,7 @@
 //! The group screen: the samples of a GRPO group side by side, and a diff of two of them.
 
 use super::widgets::{decimal, label_letters, line, pane, span, verdict_style};
+use crate::engine::GroupKey;
 use crate::figures::significant;
 use crate::text::{clip, inert};
 use crate::tui::app::App;
@@ -47,22 +48,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map(|&reward| significant(reward, 3))
         .collect();
     let (mean, std) = state.reward_stats();
-    let mut title = vec![span(
-        theme,
-        Tone::Accent,
-        format!(
-            " group {} · {} · {} step {} ",
-            group.key.group,
-            inert(
-                group
-                    .task
-                    .as_ref()
-                    .map_or("no task", |task| task.id.as_str())
-            ),
-            inert(&group.key.run),
-            group.key.step
-        ),
-    )];
+    let task = group
+        .task
+        .as_ref()
+        .map_or("no task", |task| task.id.as_str());
+    let heading = match &group.key {
+        GroupKey::Grpo { run, step, group } => {
+            format!(
+                " group {group} · {} · {} step {step} ",
+                inert(task),
+                inert(run)
+            )
+        }
+        GroupKey::Task { .. } => format!(" {} attempts at {} ", group.members.len(), inert(task)),
+    };
+    let mut title = vec![span(theme, Tone::Accent, heading)];
     title.push(span(
         theme,
         Tone::Muted,
@@ -73,13 +73,31 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             significant(std, 3)
         ),
     ));
-    if state.zero_variance() {
+    let grpo = matches!(group.key, GroupKey::Grpo { .. });
+    if !grpo {
+        let passed = group
+            .members
+            .iter()
+            .filter(|member| member.passed() == Some(true))
+            .count();
+        title.push(span(
+            theme,
+            Tone::Muted,
+            format!("· {passed} of {} pass ", group.members.len()),
+        ));
+    } else if state.zero_variance() {
         title.push(span(
             theme,
             Tone::Warn,
             "· zero variance: no learning signal ",
         ));
     }
+    // A GRPO sample by its index in the group; an attempt at a task (from any run or file)
+    // by its place in the view.
+    let number = |index: usize| match group.members.get(index).and_then(|m| m.sample) {
+        Some(sample) if grpo => sample as usize + 1,
+        _ => index + 1,
+    };
     let header = Row::new(["s", "reward", "adv", "turns", "answer", "PRM min", "labels"])
         .style(theme.style(Tone::Muted));
     let rows: Vec<Row> = group
@@ -95,10 +113,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             let labels: Vec<_> = member.labels.iter().collect();
             let reward = member.reward.as_ref().map(|reward| reward.total);
             let row = Row::new(vec![
-                Cell::from(format!(
-                    "{marker}{}",
-                    member.sample.map_or(index, |s| s as usize) + 1
-                )),
+                Cell::from(format!("{marker}{}", number(index))),
                 Cell::from(decimal(reward)).style(verdict_style(theme, member.passed())),
                 Cell::from(member.advantage.map_or("–".into(), |a| format!("{a:+.2}"))),
                 Cell::from(member.turn_count().to_string()),
@@ -119,7 +134,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let samples = Line::from(span(
         theme,
         Tone::Accent,
-        format!(" {} samples ", group.members.len()),
+        format!(
+            " {} {} ",
+            group.members.len(),
+            if grpo { "samples" } else { "attempts" }
+        ),
     ));
     frame.render_widget(
         Table::new(rows, WIDTHS)
@@ -127,13 +146,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             .block(pane(theme, samples, true)),
         table_area,
     );
-    let sample = |index: usize| {
-        group
-            .members
-            .get(index)
-            .and_then(|member| member.sample)
-            .map_or(index + 1, |s| s as usize + 1)
-    };
+    let sample = number;
     let diff_title = if state.reference {
         format!(" diff  reference ⇄ s{} ", sample(state.selected))
     } else {

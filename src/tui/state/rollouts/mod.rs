@@ -164,10 +164,11 @@ impl RolloutsTab {
                 if action == Action::Group {
                     let key = self.trajectory.open.as_ref().and_then(|open| {
                         let trajectory = open.trajectory();
-                        group_key(
+                        GroupKey::of(
                             trajectory.run.as_deref(),
                             trajectory.policy_version,
                             trajectory.group,
+                            trajectory.task_id.as_deref(),
                         )
                     });
                     return key.map_or_else(no_group, Outcome::OpenGroup);
@@ -203,10 +204,14 @@ impl RolloutsTab {
                     });
             }
             Action::Group => {
-                let key = self
-                    .list
-                    .selected()
-                    .and_then(|summary| group_key(Some(&summary.run), summary.step, summary.group));
+                let key = self.list.selected().and_then(|summary| {
+                    GroupKey::of(
+                        Some(&summary.run),
+                        summary.step,
+                        summary.group,
+                        Some(&summary.task_id),
+                    )
+                });
                 return key.map_or_else(no_group, Outcome::OpenGroup);
             }
             Action::Sort => self.list.next_sort(),
@@ -343,14 +348,9 @@ impl RolloutsTab {
     }
 }
 
-fn group_key(run: Option<&str>, step: Option<u64>, group: Option<u64>) -> Option<GroupKey> {
-    Some(GroupKey {
-        run: run.filter(|run| !run.is_empty())?.to_string(),
-        step: step?,
-        group: group?,
-    })
-}
-
 fn no_group() -> Outcome {
-    Outcome::Notice("this trajectory is not part of a GRPO group (no run, step or group)".into())
+    Outcome::Notice(
+        "this trajectory has no group to compare: no GRPO group (run, step, group) and no task"
+            .into(),
+    )
 }
