@@ -40,7 +40,8 @@ pub use transcript::{TranscriptBenchOptions, TranscriptBenchReport, bench_transc
 pub use tui::{TuiBenchOptions, TuiBenchReport, bench_tui};
 pub use update::{UpdateBenchOptions, UpdateBenchReport, bench_update};
 
-use crate::model::embedded::{self, EmbeddedSpec, GSM8K_TRAIN, gsm8k_rows};
+use crate::formats::gsm8k;
+use crate::model::embedded::{self, EmbeddedSpec};
 use crate::model::{DeviceChoice, LanguageModel, LoadOptions};
 use anyhow::Context;
 use candle_core::DType;
@@ -156,9 +157,10 @@ pub fn bench_language_model(
     if let Some(dir) = model {
         return load_model(dir, runtime, progress);
     }
-    let corpus: Vec<String> = gsm8k_rows(GSM8K_TRAIN)
-        .iter()
-        .map(|row| format!("{}\n{}", row.question, row.answer))
+    let corpus: Vec<String> = gsm8k::rows(gsm8k::TRAIN, "examples/gsm8k/train.jsonl")
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .map(|(_, row)| format!("{}\n{}", row.question, row.answer))
         .collect();
     Ok(embedded::build(
         &EmbeddedSpec::bench(),

@@ -131,7 +131,7 @@ pub fn claims(cli: &Cli, args: &ClaimsArgs) -> anyhow::Result<()> {
             path.display().to_string(),
         ),
         None => (
-            crate::model::embedded::GSM8K_TEST.to_string(),
+            crate::formats::gsm8k::TEST.to_string(),
             "examples/gsm8k/test.jsonl".to_string(),
         ),
     };

@@ -18,7 +18,7 @@ mod fields;
 mod folder;
 mod follow;
 mod format;
-mod gsm8k;
+pub mod gsm8k;
 mod harbor;
 mod inspect;
 mod inspect_eval;

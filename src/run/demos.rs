@@ -5,7 +5,7 @@
 //! format and the shape of a solution; the cold start of the main job trains on them.
 
 use crate::agent::tools::Calculator;
-use crate::model::embedded::calculations;
+use crate::formats::gsm8k::calculations;
 use crate::trajectory::{Message, Task, ToolCall};
 use serde_json::json;
 

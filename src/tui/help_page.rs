@@ -18,7 +18,10 @@ const LIST: &[(Action, &str)] = &[
     (Action::Top, "first row"),
     (Action::Bottom, "last row"),
     (Action::Open, "open the trajectory"),
-    (Action::Group, "its GRPO group, or every attempt at its task"),
+    (
+        Action::Group,
+        "its GRPO group, or every attempt at its task",
+    ),
     (
         Action::Search,
         "search what was said (words, prefix*, \"phrase\", tool:NAME, role:R)",
@@ -57,7 +60,10 @@ const TRAJECTORY: &[(Action, &str)] = &[
         "unfold / fold reasoning (<think>, reasoning_content)",
     ),
     (Action::Tokens, "tokens (trained vs masked)"),
-    (Action::Group, "its GRPO group, or every attempt at its task"),
+    (
+        Action::Group,
+        "its GRPO group, or every attempt at its task",
+    ),
     (Action::LabelCalculation, "calculation error on this turn"),
     (Action::LabelReasoning, "reasoning error"),
     (Action::LabelUnderstanding, "understanding error"),

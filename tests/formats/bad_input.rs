@@ -172,7 +172,7 @@ fn wrong_types_in_other_formats_name_the_field() {
         (
             Format::Gsm8k,
             r#"{"question": "q", "answer": "no marker"}"#,
-            "answer: no `#### <number>` line",
+            "`answer` has no `#### N` line",
         ),
         (
             Format::Prm800k,

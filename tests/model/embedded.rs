@@ -1,11 +1,21 @@
 //! The embedded default: built in-process, saved as a Hugging Face folder, reloaded through
 //! the ordinary loader, deterministic from its seed.
 
+use rollscope::formats::gsm8k::{self, Gsm8kRow};
 use rollscope::model::embedded::{
-    self, EmbeddedSpec, SPECIAL_TOKENS, calculator_conversation, calculator_tool, gsm8k_rows,
+    self, EmbeddedSpec, SPECIAL_TOKENS, calculator_conversation, calculator_tool,
 };
 use rollscope::model::{LanguageModel, LoadOptions, LossOn, SamplingParams};
 use std::path::Path;
+
+/// The rows of a shipped split.
+fn gsm8k_rows(text: &str) -> Vec<Gsm8kRow> {
+    gsm8k::rows(text, "split")
+        .unwrap()
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect()
+}
 
 const FILES: [&str; 6] = [
     "config.json",
@@ -98,7 +108,7 @@ fn builds_saves_reloads_and_generates_deterministically() {
         );
     }
 
-    let messages = &calculator_conversation(&gsm8k_rows(embedded::GSM8K_TRAIN)[0])[..2];
+    let messages = &calculator_conversation(&gsm8k_rows(gsm8k::TRAIN)[0])[..2];
     let prompt = model
         .chat
         .prompt_ids(messages, &[calculator_tool()])
@@ -115,7 +125,7 @@ fn builds_saves_reloads_and_generates_deterministically() {
 #[test]
 fn the_loss_mask_covers_exactly_the_policy_text() {
     let (_dir, model) = default_model();
-    let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TRAIN)[1]);
+    let conversation = calculator_conversation(&gsm8k_rows(gsm8k::TRAIN)[1]);
     let encoded = model
         .chat
         .encode(&conversation, &[calculator_tool()])
@@ -200,7 +210,7 @@ fn small_whole_numbers_are_single_tokens_wherever_they_stand() {
 #[test]
 fn the_tokenizer_corpus_holds_no_test_question() {
     let corpus = embedded::default_template_corpus().unwrap().join("\n");
-    let test = gsm8k_rows(embedded::GSM8K_TEST);
+    let test = gsm8k_rows(gsm8k::TEST);
     assert_eq!(test.len(), 1319);
     let seen: Vec<_> = test
         .iter()
@@ -211,7 +221,7 @@ fn the_tokenizer_corpus_holds_no_test_question() {
         "{} test questions in the corpus",
         seen.len()
     );
-    let train = gsm8k_rows(embedded::GSM8K_TRAIN);
+    let train = gsm8k_rows(gsm8k::TRAIN);
     assert!(corpus.contains(train[0].question.as_str()));
 }
 
@@ -220,7 +230,7 @@ fn the_tokenizer_corpus_holds_no_test_question() {
 #[test]
 fn the_user_loss_adds_the_question_and_nothing_else() {
     let (_dir, model) = default_model();
-    let conversation = calculator_conversation(&gsm8k_rows(embedded::GSM8K_TRAIN)[1]);
+    let conversation = calculator_conversation(&gsm8k_rows(gsm8k::TRAIN)[1]);
     let tools = [calculator_tool()];
     let policy = model.chat.encode(&conversation, &tools).unwrap();
     let both = model

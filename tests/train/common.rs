@@ -1,7 +1,8 @@
 //! Shared helpers: the fixture folder and its reference numbers, small models, SFT data.
 
+use rollscope::formats::gsm8k;
 use rollscope::model::embedded::{
-    self, EmbeddedSpec, calculator_conversation, calculator_tool, gsm8k_rows, init_folder,
+    self, EmbeddedSpec, calculator_conversation, calculator_tool, init_folder,
 };
 use rollscope::model::{LanguageModel, LoadOptions};
 use rollscope::run::{RunContext, RunControl};
@@ -63,10 +64,11 @@ pub fn embedded_model(dir: &Path) -> LanguageModel {
 /// Scripted calculator conversations (GSM8K problems solved with tool calls), encoded by the
 /// model's chat template with their loss masks.
 pub fn calculator_examples(model: &LanguageModel, count: usize) -> Vec<SftExample> {
-    gsm8k_rows(embedded::GSM8K_TRAIN)
+    gsm8k::rows(gsm8k::TRAIN, "train")
+        .unwrap()
         .iter()
         .take(count)
-        .map(|row| {
+        .map(|(_, row)| {
             let encoded = model
                 .chat
                 .encode(&calculator_conversation(row), &[calculator_tool()])

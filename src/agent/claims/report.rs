@@ -2,7 +2,7 @@
 //! and prose equations it verifies, and which ones fail.
 
 use super::{Claim, ClaimOrigin, Verdict, extract_claims};
-use serde_json::Value;
+use crate::formats::gsm8k;
 
 /// Counts of claims by outcome.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,18 +63,8 @@ pub struct ClaimReport {
 pub fn check_gsm8k(text: &str, origin: &str) -> anyhow::Result<ClaimReport> {
     let mut report = ClaimReport::default();
     let mut prose_failures = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row: Value = serde_json::from_str(line)
-            .map_err(|error| anyhow::anyhow!("{origin}:{}: not valid JSON: {error}", index + 1))?;
-        let answer = row.get("answer").and_then(Value::as_str).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{origin}:{}: no `answer` string (not a GSM8K row)",
-                index + 1
-            )
-        })?;
+    for (line, row) in gsm8k::rows(text, origin).map_err(anyhow::Error::msg)? {
+        let answer = row.answer.as_str();
         report.solutions += 1;
         for claim in extract_claims(answer) {
             let (tally, failures) = match claim.origin {
@@ -83,10 +73,7 @@ pub fn check_gsm8k(text: &str, origin: &str) -> anyhow::Result<ClaimReport> {
             };
             tally.count(&claim);
             if claim.verdict != Verdict::Holds {
-                failures.push(LocatedClaim {
-                    line: index + 1,
-                    claim,
-                });
+                failures.push(LocatedClaim { line, claim });
             }
         }
     }

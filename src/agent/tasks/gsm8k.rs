@@ -1,38 +1,23 @@
 //! GSM8K as a task set: both MIT-licensed splits ship with Rollscope
 //! (`examples/gsm8k/train.jsonl` to train on, `test.jsonl` held out for evaluation); any
-//! other file of `{"question", "answer"}` lines loads the same way. The ground truth is the
-//! number after `####`, written canonically; the whole annotated answer is kept as the
-//! reference solution.
+//! other file of `{"question", "answer"}` lines loads the same way, read by
+//! `formats::gsm8k`'s one rule (the ground truth: the number after `####` without thousands
+//! separators; the whole annotated answer kept as the reference solution).
 
 use super::Split;
 use super::lines::read_lines;
-use crate::agent::answer::canonical_number;
-use crate::model::embedded::{GSM8K_TEST, GSM8K_TRAIN};
+use crate::formats::gsm8k::{Gsm8kRow, TEST, TRAIN};
 use crate::trajectory::Task;
 use serde_json::Value;
 use std::path::Path;
 
-/// A task from one GSM8K row; the error names the field that is wrong.
+/// A task from one GSM8K row (`formats::gsm8k`'s rule); the error names the field.
 pub fn task_from_row(id: String, row: &Value) -> Result<Task, String> {
-    let text = |field: &str| {
-        row.get(field)
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("`{field}` is missing or not a string"))
-    };
-    let question = text("question")?;
-    let answer = text("answer")?;
-    let (_, final_part) = answer
-        .rsplit_once("####")
-        .ok_or("`answer` has no `#### N` line")?;
-    let ground_truth = canonical_number(final_part.trim()).ok_or_else(|| {
-        format!(
-            "the answer after `####` is not a number: `{}`",
-            final_part.trim()
-        )
-    })?;
-    let mut task = Task::new(id, "gsm8k", question);
+    let row = Gsm8kRow::from_value(row)?;
+    let ground_truth = row.ground_truth()?;
+    let mut task = Task::new(id, "gsm8k", row.question);
     task.ground_truth = Some(ground_truth);
-    task.reference_solution = Some(answer.to_string());
+    task.reference_solution = Some(row.answer);
     Ok(task)
 }
 
@@ -40,8 +25,8 @@ pub fn task_from_row(id: String, row: &Value) -> Result<Task, String> {
 /// `gsm8k-test-0000` on).
 pub fn shipped(split: Split) -> anyhow::Result<Vec<Task>> {
     match split {
-        Split::Train => parse(GSM8K_TRAIN, "examples/gsm8k/train.jsonl", "train"),
-        Split::Eval => parse(GSM8K_TEST, "examples/gsm8k/test.jsonl", "test"),
+        Split::Train => parse(TRAIN, "examples/gsm8k/train.jsonl", "train"),
+        Split::Eval => parse(TEST, "examples/gsm8k/test.jsonl", "test"),
     }
 }
 

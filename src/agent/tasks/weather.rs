@@ -54,7 +54,7 @@ pub fn generate(seed: u64, index: u64) -> Task {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::embedded::calculations;
+    use crate::formats::gsm8k::calculations;
 
     #[test]
     fn answers_follow_the_annotated_calculation_and_some_are_below_zero() {

@@ -7,8 +7,7 @@ mod corpus;
 
 pub use bpe::{SPECIAL_TOKENS, train_tokenizer};
 pub use corpus::{
-    GSM8K_TEST, GSM8K_TRAIN, Gsm8kRow, SYSTEM_PROMPT, WHOLE_NUMBER_TOKENS, calculations,
-    calculator_conversation, calculator_tool, default_corpus, final_answer, gsm8k_rows,
+    SYSTEM_PROMPT, WHOLE_NUMBER_TOKENS, calculator_conversation, calculator_tool, default_corpus,
 };
 
 use super::chat::Chat;
