@@ -25,9 +25,7 @@ pub fn length_batches(
     seed: u64,
     epoch: u64,
 ) -> Vec<Vec<usize>> {
-    let mut rng = StdRng::seed_from_u64(seed ^ epoch.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mut order: Vec<usize> = (0..lengths.len()).collect();
-    order.shuffle(&mut rng);
+    let (mut rng, mut order) = shuffled(lengths.len(), seed, epoch);
     order.sort_by_key(|&index| lengths[index]);
     let mut batches = cut(&order, lengths, limits);
     batches.shuffle(&mut rng);
@@ -43,10 +41,16 @@ pub fn random_batches(
     seed: u64,
     epoch: u64,
 ) -> Vec<Vec<usize>> {
-    let mut rng = StdRng::seed_from_u64(seed ^ epoch.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-    let mut order: Vec<usize> = (0..lengths.len()).collect();
-    order.shuffle(&mut rng);
+    let (_, order) = shuffled(lengths.len(), seed, epoch);
     cut(&order, lengths, limits)
+}
+
+/// The indices `0..count` in the seeded order of `epoch`, and the generator that drew it.
+fn shuffled(count: usize, seed: u64, epoch: u64) -> (StdRng, Vec<usize>) {
+    let mut rng = StdRng::seed_from_u64(seed ^ epoch.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut order: Vec<usize> = (0..count).collect();
+    order.shuffle(&mut rng);
+    (rng, order)
 }
 
 /// Micro-batches of one update: indices sorted by length (ties by index) and cut where a
