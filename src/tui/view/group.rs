@@ -48,19 +48,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map(|&reward| significant(reward, 3))
         .collect();
     let (mean, std) = state.reward_stats();
-    let task = group
-        .task
-        .as_ref()
-        .map_or("no task", |task| task.id.as_str());
+    // The task as the list names it: by the record's own title where an import's task id is
+    // a digest of its content.
+    let task = group.members.first().map_or_else(
+        || {
+            group
+                .task
+                .as_ref()
+                .map_or("no task".to_string(), |task| task.id.clone())
+        },
+        |member| member.task_name(),
+    );
     let heading = match &group.key {
         GroupKey::Grpo { run, step, group } => {
             format!(
                 " group {group} · {} · {} step {step} ",
-                inert(task),
+                inert(&task),
                 inert(run)
             )
         }
-        GroupKey::Task { .. } => format!(" {} attempts at {} ", group.members.len(), inert(task)),
+        GroupKey::Task { .. } => format!(" {} attempts at {} ", group.members.len(), inert(&task)),
     };
     let mut title = vec![span(theme, Tone::Accent, heading)];
     title.push(span(
