@@ -74,7 +74,7 @@ pub fn rows(text: &str, origin: &str) -> Result<Vec<(usize, Gsm8kRow)>, String> 
         }
         let row = serde_json::from_str::<Value>(line)
             .map_err(|error| format!("not valid JSON: {error}"))
-            .and_then(|value| Gsm8kRow::from_value(&value))
+            .and_then(|value| Gsm8kRow::take(&mut into_object(value, "")?))
             .map_err(|problem| format!("{origin}:{}: {problem}", index + 1))?;
         rows.push((index + 1, row));
     }
