@@ -137,6 +137,11 @@ pub enum Action {
     ResumeRun,
     /// In the Runs tab, stop the selected run after its current step, with a checkpoint.
     StopRun,
+    /// In the Runs tab, choose the metrics charted: a picker of every metric recorded.
+    ChooseCharts,
+    /// In the Runs tab, show the selected and pinned runs side by side in a table, or the
+    /// charts again.
+    RunTable,
 }
 
 impl Action {
@@ -203,15 +208,21 @@ impl Action {
             Self::PauseRun => "pause run",
             Self::ResumeRun => "resume run",
             Self::StopRun => "stop run",
+            Self::ChooseCharts => "choose charts",
+            Self::RunTable => "table of runs",
         }
     }
 
     /// Where the action's keys apply: the Runs tab's own keys shadow global keys there only.
     pub fn scope(self) -> Scope {
         match self {
-            Self::NewRun | Self::FollowRun | Self::PauseRun | Self::ResumeRun | Self::StopRun => {
-                Scope::Runs
-            }
+            Self::NewRun
+            | Self::FollowRun
+            | Self::PauseRun
+            | Self::ResumeRun
+            | Self::StopRun
+            | Self::ChooseCharts
+            | Self::RunTable => Scope::Runs,
             _ => Scope::Everywhere,
         }
     }

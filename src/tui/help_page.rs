@@ -125,7 +125,15 @@ const RUNS: &[(Action, &str)] = &[
     (Action::Smoothing, "smooth the charts"),
     (
         Action::Pin,
-        "pin this run: its curves overlay the selected run's (again: unpin)",
+        "pin this run: its curves overlay the selected run's (again: unpin; up to 4)",
+    ),
+    (
+        Action::ChooseCharts,
+        "choose the metrics charted: type to narrow, enter adds or removes one",
+    ),
+    (
+        Action::RunTable,
+        "the selected and pinned runs side by side: final and best of each chart",
     ),
     (Action::Left, "step cursor to the previous step"),
     (

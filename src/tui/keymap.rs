@@ -3,7 +3,7 @@
 //! A keymap file may rebind an action (`page_down = ["ctrl-d", "pagedown"]` replaces its
 //! keys) or a key (`[keys]` then `"x" = "quit"`). The digits `1`–`4` always set the four
 //! error labels. The Runs tab's actions (`new_run`, `follow_run`, `pause_run`, `resume_run`,
-//! `stop_run`) are bound in a table of their own that shadows the global keys in that tab only, so `n`
+//! `stop_run`, `choose_charts`, `run_table`) are bound in a table of their own that shadows the global keys in that tab only, so `n`
 //! and `r` can launch and resume there and still write notes and diff elsewhere.
 
 pub use super::key_chord::KeyChord;
@@ -78,6 +78,8 @@ const DEFAULTS: &[(Action, &[&str])] = &[
     (Action::PauseRun, &["p"]),
     (Action::ResumeRun, &["r"]),
     (Action::StopRun, &["x"]),
+    (Action::ChooseCharts, &["c"]),
+    (Action::RunTable, &["t"]),
 ];
 
 /// The label digits, fixed whatever a keymap file says.

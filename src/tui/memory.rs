@@ -1,5 +1,5 @@
 //! What the TUI remembers of a session across starts, for each annotator: the tab, the
-//! list's filter and sort, the list's cursor and the selected run. Taken from the app when
+//! list's filter and sort, the list's cursor, the selected run and the metrics charted. Taken from the app when
 //! it quits (`App::remembered`) and given back to the next start; kept in
 //! `<session>/tui/<author>.json`, written whole (a temporary file renamed). Blind labelling
 //! neither reads nor writes it.
@@ -31,6 +31,8 @@ pub struct Remembered {
     pub selected: Option<TrajectoryId>,
     /// The run selected in the Runs tab.
     pub run: Option<String>,
+    /// The metrics the Runs tab charts, chosen with its picker (empty: the presets).
+    pub charts: Vec<String>,
 }
 
 impl Remembered {

@@ -16,6 +16,7 @@ pub mod keymap;
 pub mod launch_form;
 pub mod layout;
 pub mod memory;
+pub mod metric_picker;
 pub mod outcome;
 pub mod outline;
 pub mod prompt;

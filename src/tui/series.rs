@@ -11,101 +11,154 @@ pub type Points = Vec<(f64, f64)>;
 pub const SMOOTHING: f64 = 0.3;
 
 /// A chart: which metric, under which names it may be recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Metric {
     /// The chart's title.
-    pub title: &'static str,
+    pub title: String,
     /// Names the metric is recorded under, most usual first.
-    pub names: &'static [&'static str],
+    pub names: Vec<String>,
 }
 
-/// The reward, as the overlay of the reward chart reads it.
-pub const REWARD: Metric = Metric {
-    title: "reward",
-    names: &[metric::REWARD],
-};
+impl Metric {
+    /// A chart titled `title` of the first of `names` a run records.
+    pub fn new(title: &str, names: &[&str]) -> Self {
+        Self {
+            title: title.to_string(),
+            names: names.iter().map(|name| name.to_string()).collect(),
+        }
+    }
+
+    /// A chart of the metric recorded as `name`, titled by it.
+    pub fn named(name: &str) -> Self {
+        Self::new(name, &[name])
+    }
+
+    /// Whether the metric is recorded as one of `names` (a chart the main chart already
+    /// draws, say).
+    pub fn is_one_of(&self, names: &[&str]) -> bool {
+        self.names.iter().any(|name| names.contains(&name.as_str()))
+    }
+
+    /// The reward, as the overlay of the reward chart reads it.
+    pub fn reward() -> Self {
+        Self::new("reward", &[metric::REWARD])
+    }
+
+    /// The loss: the main chart of a run without rewards (SFT).
+    pub fn loss() -> Self {
+        Self::new("loss", &[metric::LOSS])
+    }
+}
+
+/// A preset chart: its title and the names its metric may be recorded under.
+type Preset = (&'static str, &'static [&'static str]);
 
 /// The small charts under the reward chart, in order.
-pub const SMALL_CHARTS: [Metric; 7] = [
-    Metric {
-        title: "KL",
-        names: &[
+const GRPO_CHARTS: [Preset; 7] = [
+    (
+        "KL",
+        &[
             metric::KL,
             metric::foreign::TRL_KL,
             metric::foreign::VERL_KL_LOSS,
         ],
-    },
-    Metric {
-        title: "grad norm",
-        names: &[metric::GRAD_NORM, metric::foreign::VERL_GRAD_NORM],
-    },
-    Metric {
-        title: "entropy",
-        names: &[metric::ENTROPY, metric::foreign::VERL_ENTROPY],
-    },
-    Metric {
-        title: "clip ratio",
-        names: &[
+    ),
+    (
+        "grad norm",
+        &[metric::GRAD_NORM, metric::foreign::VERL_GRAD_NORM],
+    ),
+    ("entropy", &[metric::ENTROPY, metric::foreign::VERL_ENTROPY]),
+    (
+        "clip ratio",
+        &[
             metric::CLIP_REGION,
             metric::foreign::TRL_CLIP_RATIO,
             metric::foreign::VERL_CLIP_FRACTION,
         ],
-    },
-    Metric {
-        title: "length",
-        names: &[metric::MEAN_LENGTH, metric::foreign::VERL_RESPONSE_LENGTH],
-    },
-    Metric {
-        title: "success",
-        names: &[metric::SUCCESS_RATE, metric::foreign::ACCURACY],
-    },
-    Metric {
-        title: "eval accuracy",
-        names: &[metric::EVAL_ACCURACY, metric::foreign::EVAL_ACCURACY],
-    },
+    ),
+    (
+        "length",
+        &[metric::MEAN_LENGTH, metric::foreign::VERL_RESPONSE_LENGTH],
+    ),
+    (
+        "success",
+        &[metric::SUCCESS_RATE, metric::foreign::ACCURACY],
+    ),
+    (
+        "eval accuracy",
+        &[metric::EVAL_ACCURACY, metric::foreign::EVAL_ACCURACY],
+    ),
 ];
-
-/// The loss: the main chart of a run without rewards (SFT).
-pub const LOSS: Metric = Metric {
-    title: "loss",
-    names: &[metric::LOSS],
-};
 
 /// The small charts under an SFT run's loss chart, in order.
-pub const SFT_CHARTS: [Metric; 5] = [
-    Metric {
-        title: "token accuracy",
-        names: &[metric::MEAN_TOKEN_ACCURACY],
-    },
-    Metric {
-        title: "grad norm",
-        names: &[metric::GRAD_NORM],
-    },
-    Metric {
-        title: "learning rate",
-        names: &[metric::LEARNING_RATE],
-    },
-    Metric {
-        title: "tokens/s",
-        names: &[metric::TOKENS_PER_SECOND],
-    },
-    Metric {
-        title: "eval accuracy",
-        names: &[metric::EVAL_ACCURACY],
-    },
+const SFT_CHARTS: [Preset; 5] = [
+    ("token accuracy", &[metric::MEAN_TOKEN_ACCURACY]),
+    ("grad norm", &[metric::GRAD_NORM]),
+    ("learning rate", &[metric::LEARNING_RATE]),
+    ("tokens/s", &[metric::TOKENS_PER_SECOND]),
+    ("eval accuracy", &[metric::EVAL_ACCURACY]),
 ];
 
-/// The small charts of a run of `kind` (SFT runs have no rewards; others have the GRPO set).
-pub fn small_charts(kind: Option<RunKind>) -> &'static [Metric] {
-    match kind {
-        Some(RunKind::Sft) => &SFT_CHARTS,
-        _ => &SMALL_CHARTS,
+/// The small charts of a run of `kind`: the metrics the user chose (`chosen`, by recorded
+/// name), else the preset of the kind (SFT runs have no rewards; others have the GRPO set).
+pub fn small_charts(kind: Option<RunKind>, chosen: &[String]) -> Vec<Metric> {
+    if !chosen.is_empty() {
+        return chosen.iter().map(|name| Metric::named(name)).collect();
     }
+    let presets: &[Preset] = match kind {
+        Some(RunKind::Sft) => &SFT_CHARTS,
+        _ => &GRPO_CHARTS,
+    };
+    presets
+        .iter()
+        .map(|(title, names)| Metric::new(title, names))
+        .collect()
+}
+
+/// Every metric name `runs` record, sorted.
+pub fn recorded_names<'a>(runs: impl IntoIterator<Item = &'a [MetricsRow]>) -> Vec<String> {
+    let names: std::collections::BTreeSet<&str> = runs
+        .into_iter()
+        .flatten()
+        .flat_map(|row| row.values.keys().map(String::as_str))
+        .collect();
+    names.into_iter().map(str::to_string).collect()
+}
+
+/// The last value of `metric` and its best: the lowest for a metric where lower is better
+/// (losses, KL, errors, failures), else the highest.
+pub fn final_and_best(rows: &[MetricsRow], metric: &Metric) -> Option<(f64, f64)> {
+    let points = points(rows, metric);
+    let last = latest(&points)?;
+    let values = points.iter().map(|&(_, value)| value);
+    let best = if lower_is_better(&metric.title) {
+        values.fold(f64::INFINITY, f64::min)
+    } else {
+        values.fold(f64::NEG_INFINITY, f64::max)
+    };
+    Some((last, best))
+}
+
+/// Whether a smaller value of the metric titled or named `name` is the better one.
+pub fn lower_is_better(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "loss",
+        "kl",
+        "error",
+        "fail",
+        "perplexity",
+        "zero_std",
+        "grad",
+        "time",
+    ]
+    .iter()
+    .any(|word| name.contains(word))
 }
 
 /// The points of the first name of `metric` that the rows record.
 pub fn points(rows: &[MetricsRow], metric: &Metric) -> Points {
-    for name in metric.names {
+    for name in &metric.names {
         let found: Points = rows
             .iter()
             .filter_map(|row| row.get(name).map(|value| (row.step as f64, value)))
@@ -150,8 +203,9 @@ pub fn smooth(points: &[(f64, f64)], weight: f64) -> Points {
         .collect()
 }
 
-/// Axis bounds covering every point of every series, padded by 5% of the span; a flat or
-/// empty series gets a unit-wide range so the chart still draws.
+/// Axis bounds covering every point of every series, padded by 5% of the span (never across
+/// zero: values that are all ≥ 0 keep a floor ≥ 0, all ≤ 0 a ceiling ≤ 0); a flat or empty
+/// series gets a unit-wide range so the chart still draws.
 pub fn bounds(series: &[&[(f64, f64)]]) -> ([f64; 2], [f64; 2]) {
     let mut x = [f64::INFINITY, f64::NEG_INFINITY];
     let mut y = [f64::INFINITY, f64::NEG_INFINITY];
@@ -165,10 +219,28 @@ pub fn bounds(series: &[&[(f64, f64)]]) -> ([f64; 2], [f64; 2]) {
         }
         let span = range[1] - range[0];
         if span <= f64::EPSILON * range[0].abs().max(1.0) {
-            return [range[0] - 0.5, range[1] + 0.5];
+            let value = range[0];
+            return match value {
+                0.0 => [0.0, 1.0],
+                _ if value > 0.0 => [(value - 0.5).max(0.0), value + 0.5],
+                _ => [value - 0.5, (value + 0.5).min(0.0)],
+            };
         }
         let margin = if pad { span * 0.05 } else { 0.0 };
-        [range[0] - margin, range[1] + margin]
+        let floor = range[0] - margin;
+        let ceiling = range[1] + margin;
+        [
+            if range[0] >= 0.0 {
+                floor.max(0.0)
+            } else {
+                floor
+            },
+            if range[1] <= 0.0 {
+                ceiling.min(0.0)
+            } else {
+                ceiling
+            },
+        ]
     };
     (fix(x, false), fix(y, true))
 }
@@ -283,11 +355,12 @@ mod tests {
             row(0, &[("actor/kl_loss", 0.5)]),
             row(1, &[("actor/kl_loss", 0.7)]),
         ];
-        assert_eq!(
-            points(&rows, &SMALL_CHARTS[0]),
-            vec![(0.0, 0.5), (1.0, 0.7)]
-        );
-        assert!(points(&rows, &SMALL_CHARTS[1]).is_empty());
+        let charts = small_charts(Some(RunKind::Grpo), &[]);
+        assert_eq!(points(&rows, &charts[0]), vec![(0.0, 0.5), (1.0, 0.7)]);
+        assert!(points(&rows, &charts[1]).is_empty());
+        let chosen = small_charts(Some(RunKind::Grpo), &["actor/kl_loss".to_string()]);
+        assert_eq!(chosen, vec![Metric::named("actor/kl_loss")]);
+        assert_eq!(recorded_names([&rows[..]]), ["actor/kl_loss"]);
     }
 
     #[test]
@@ -311,11 +384,39 @@ mod tests {
     fn bounds_pad_values_and_survive_flat_and_empty_series() {
         let (x, y) = bounds(&[&[(0.0, 0.0), (10.0, 1.0)]]);
         assert_eq!(x, [0.0, 10.0]);
-        assert!((y[0] + 0.05).abs() < 1e-12 && (y[1] - 1.05).abs() < 1e-12);
+        assert!(
+            y[0] == 0.0 && (y[1] - 1.05).abs() < 1e-12,
+            "no floor below 0: {y:?}"
+        );
+        let (_, below) = bounds(&[&[(0.0, -1.0), (1.0, 1.0)]]);
+        assert!(
+            (below[0] + 1.1).abs() < 1e-12,
+            "a negative series is padded: {below:?}"
+        );
+        let (_, negative) = bounds(&[&[(0.0, -1.0), (1.0, -0.0)]]);
+        assert_eq!(negative[1], 0.0, "no ceiling above 0 for values ≤ 0");
         assert_eq!(bounds(&[&[(2.0, 3.0)]]), ([1.5, 2.5], [2.5, 3.5]));
+        assert_eq!(
+            bounds(&[&[(2.0, 0.0)]]).1,
+            [0.0, 1.0],
+            "a flat zero stays ≥ 0"
+        );
+        assert_eq!(bounds(&[&[(2.0, 0.2)]]).1, [0.0, 0.7]);
         assert_eq!(bounds(&[]), ([0.0, 1.0], [0.0, 1.0]));
         let (_, wide) = bounds(&[&[(0.0, 0.0)], &[(1.0, 100.0)]]);
         assert!(wide[1] > 100.0, "a second series widens the axis");
+    }
+
+    #[test]
+    fn final_and_best_know_which_way_is_better() {
+        let rows = [
+            row(0, &[("loss", 2.0), ("reward", 0.2)]),
+            row(1, &[("loss", 1.0), ("reward", 0.9)]),
+            row(2, &[("loss", 1.5), ("reward", 0.5)]),
+        ];
+        assert_eq!(final_and_best(&rows, &Metric::loss()), Some((1.5, 1.0)));
+        assert_eq!(final_and_best(&rows, &Metric::reward()), Some((0.5, 0.9)));
+        assert_eq!(final_and_best(&rows, &Metric::named("kl")), None);
     }
 
     #[test]

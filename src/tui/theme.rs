@@ -55,6 +55,7 @@ struct ThemeFile {
     chart_band: Option<String>,
     chart_alt: Option<String>,
     chart_overlay: Option<String>,
+    chart_pins: Option<Vec<String>>,
     heat: Option<Vec<String>>,
 }
 
@@ -117,8 +118,10 @@ pub struct Theme {
     pub chart_band: Color,
     /// A second chart series.
     pub chart_alt: Color,
-    /// The pinned run's series, overlaid on the selected run's.
+    /// The first pinned run's series, overlaid on the selected run's.
     pub chart_overlay: Color,
+    /// The second, third and fourth pinned runs' series.
+    pub chart_pins: [Color; 3],
     /// Heat-map backgrounds, cool to hot (five levels).
     pub heat: [Color; 5],
 }
@@ -170,6 +173,7 @@ impl Theme {
             chart_band: Color::DarkGray,
             chart_alt: Color::Yellow,
             chart_overlay: Color::Magenta,
+            chart_pins: [Color::Green, Color::LightBlue, Color::LightRed],
             heat: [
                 Color::Blue,
                 Color::Cyan,
@@ -254,6 +258,17 @@ impl Theme {
                 *slot = color(field, &value).with_context(|| origin.to_string())?;
             }
         }
+        if let Some(pins) = file.chart_pins {
+            anyhow::ensure!(
+                pins.len() == 3,
+                "{origin}: `chart_pins` needs three colours (the second to fourth pinned runs); \
+                 it has {}",
+                pins.len()
+            );
+            for (slot, value) in theme.chart_pins.iter_mut().zip(&pins) {
+                *slot = color("chart_pins", value).with_context(|| origin.to_string())?;
+            }
+        }
         if let Some(heat) = file.heat {
             anyhow::ensure!(
                 heat.len() == 5,
@@ -265,6 +280,14 @@ impl Theme {
             }
         }
         Ok(theme)
+    }
+
+    /// The colour of the pinned run at `place` among the pins.
+    pub fn pin_color(&self, place: usize) -> Color {
+        match place {
+            0 => self.chart_overlay,
+            _ => self.chart_pins[(place - 1) % self.chart_pins.len()],
+        }
     }
 
     /// The style of the whole screen.

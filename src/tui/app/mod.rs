@@ -197,6 +197,7 @@ impl App {
             ];
         };
         self.tabs.runs.follow = remembered.run.clone();
+        self.tabs.runs.charts.chosen = remembered.charts.clone();
         if !remembered.filter.is_empty() {
             self.notify(format!(
                 "reopened as you left it: {} (`:filter all` shows every rollout)",
@@ -236,6 +237,7 @@ impl App {
                 .selected_run()
                 .map(|run| run.id.clone())
                 .or_else(|| self.tabs.runs.follow.clone()),
+            charts: self.tabs.runs.charts.chosen.clone(),
         }
     }
 
@@ -317,6 +319,9 @@ impl App {
         }
         if let Some(commands) = self.tabs.runs.on_form_key(key, &mut self.status) {
             return commands;
+        }
+        if self.tabs.runs.charts.on_picker_key(key).is_some() {
+            return Vec::new();
         }
         let scope = match self.tab {
             Tab::Runs => Scope::Runs,

@@ -8,6 +8,7 @@ pub mod list;
 pub mod open_trajectory;
 pub mod overview;
 pub mod rollouts;
+pub mod run_charts;
 mod run_words;
 pub mod runs;
 pub mod stats;

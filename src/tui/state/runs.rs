@@ -1,8 +1,9 @@
 //! The Runs tab's state: the run list, the selected run's metrics rows (kept current as new
-//! rows arrive), a second run pinned to overlay its curves, the smoothing toggle, the runs
-//! this TUI launched, and the launch form. Every run shows live whichever process trains
+//! rows arrive), the chart choices (`run_charts`: pinned runs overlaid, metrics charted, the
+//! table of runs), the smoothing toggle, the runs this TUI launched, and the launch form. Every run shows live whichever process trains
 //! it: its record carries its status and its step's activity.
 
+use super::run_charts::{RunCharts, merge_rows};
 use super::run_words::announce;
 pub use super::run_words::describe;
 use super::status::Status;
@@ -31,10 +32,8 @@ pub struct RunsTab {
     pub rows: Vec<MetricsRow>,
     /// The step the charts mark and the footer prints.
     pub cursor: StepCursor,
-    /// The run pinned to overlay the charts of whichever run is selected.
-    pub overlay_run: Option<String>,
-    /// Its metrics rows, by step.
-    pub overlay_rows: Vec<MetricsRow>,
+    /// The runs pinned, the metrics charted, the table of runs.
+    pub charts: RunCharts,
     /// Smooth the charts.
     pub smoothing: bool,
     /// The process of a run just launched here, until the run list holds its run.
@@ -105,34 +104,23 @@ impl RunsTab {
         vec![Command::LoadMetrics { run }]
     }
 
-    /// Takes all rows of a run: the selected one's, the overlay's, or both.
+    /// Takes all rows of a run: the selected one's, a pinned one's, or both.
     pub fn receive_metrics(&mut self, run: &str, rows: Vec<MetricsRow>) {
-        if self.overlay_run.as_deref() == Some(run) {
-            self.overlay_rows = rows.clone();
-        }
+        self.charts.receive(run, &rows);
         if self.metrics_run.as_deref() == Some(run) {
             self.rows = rows;
         }
     }
 
-    /// The overlay's id and rows, unless it is the selected run itself.
-    pub fn overlay(&self) -> Option<(&str, &[MetricsRow])> {
-        let run = self.overlay_run.as_deref()?;
-        (self.metrics_run.as_deref() != Some(run)).then_some((run, self.overlay_rows.as_slice()))
-    }
-
-    /// Pins the selected run as the overlay, or unpins it when it is already.
-    fn toggle_overlay(&mut self) -> Vec<Command> {
+    /// Pins the selected run to overlay the charts, or unpins it when it is already.
+    fn toggle_pin(&mut self, status: &mut Status) -> Vec<Command> {
         let Some(run) = self.selected_run().map(|run| run.id.clone()) else {
             return Vec::new();
         };
-        self.overlay_rows.clear();
-        if self.overlay_run.as_ref() == Some(&run) {
-            self.overlay_run = None;
-            return Vec::new();
-        }
-        self.overlay_run = Some(run.clone());
-        vec![Command::LoadMetrics { run }]
+        self.charts.toggle_pin(&run).unwrap_or_else(|message| {
+            status.warn(message);
+            Vec::new()
+        })
     }
 
     /// Takes new rows of a live run: a row for a step already held replaces it. The run's
@@ -143,9 +131,7 @@ impl RunsTab {
         {
             info.step = info.step.max(newest);
         }
-        if self.overlay_run.as_deref() == Some(run) {
-            merge_rows(&mut self.overlay_rows, rows.clone());
-        }
+        self.charts.append(run, &rows);
         if self.metrics_run.as_deref() == Some(run) {
             merge_rows(&mut self.rows, rows);
         }
@@ -279,7 +265,8 @@ impl RunsTab {
             commands.push(Command::LoadRuns);
         }
         if metrics {
-            let shown = self.metrics_run.iter().chain(self.overlay_run.iter());
+            let pinned = self.charts.pinned.iter().map(|pinned| &pinned.id);
+            let shown = self.metrics_run.iter().chain(pinned);
             commands.extend(shown.map(|run| Command::LoadMetrics { run: run.clone() }));
         }
         commands
@@ -316,7 +303,7 @@ impl RunsTab {
     }
 
     /// Handles an action: the launch form's while it is open, else steering, the run's
-    /// rollouts, moving, smoothing and the overlay.
+    /// rollouts, the charts (pins, picker, table), moving and smoothing.
     pub fn on_action(&mut self, action: Action, status: &mut Status) -> Outcome {
         if let Some(form) = &mut self.form {
             match action {
@@ -351,11 +338,20 @@ impl RunsTab {
                 Some(run) => Outcome::List(self.cursor.listing(run, &self.rows)),
                 None => Outcome::Commands(Vec::new()),
             },
+            Action::ChooseCharts => {
+                self.charts.open_picker(&self.rows);
+                Outcome::Commands(Vec::new())
+            }
+            Action::RunTable => {
+                self.charts.table = !self.charts.table;
+                Outcome::Commands(Vec::new())
+            }
+            Action::Pin => Outcome::Commands(self.toggle_pin(status)),
             _ => self.on_move(action),
         }
     }
 
-    /// Moves the selection and the step cursor, toggles smoothing, pins the overlay.
+    /// Moves the selection and the step cursor, toggles smoothing.
     fn on_move(&mut self, action: Action) -> Outcome {
         match action {
             Action::Down if self.selected + 1 < self.runs.len() => {
@@ -375,19 +371,8 @@ impl RunsTab {
                 self.smoothing = !self.smoothing;
                 Outcome::Commands(Vec::new())
             }
-            Action::Pin => Outcome::Commands(self.toggle_overlay()),
             Action::Up | Action::Down => Outcome::Commands(Vec::new()),
             _ => Outcome::Ignored,
-        }
-    }
-}
-
-/// Merges new rows into rows held by step: a row for a step already held replaces it.
-fn merge_rows(held: &mut Vec<MetricsRow>, rows: Vec<MetricsRow>) {
-    for row in rows {
-        match held.binary_search_by_key(&row.step, |old| old.step) {
-            Ok(index) => held[index] = row,
-            Err(index) => held.insert(index, row),
         }
     }
 }

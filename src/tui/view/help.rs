@@ -82,6 +82,8 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
             (keys(Action::ResumeRun), "resume"),
             (keys(Action::StopRun), "stop"),
             (keys(Action::Pin), "overlay"),
+            (keys(Action::ChooseCharts), "charts"),
+            (keys(Action::RunTable), "table"),
             (keys(Action::Smoothing), "smoothing"),
         ],
         (Tab::Stats, _) => vec![

@@ -7,6 +7,8 @@ mod launch;
 mod outcome_pane;
 mod preview;
 mod rollouts;
+mod run_charts;
+mod run_table;
 mod runs;
 mod shell;
 mod stats;
