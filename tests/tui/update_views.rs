@@ -57,7 +57,7 @@ fn enter_opens_from_the_preview_without_a_load_and_turns_step() {
 }
 
 #[test]
-fn token_view_moves_by_token_and_row_and_switches_heat() {
+fn token_view_flows_tokens_moves_by_token_and_line_and_switches_heat() {
     let mut app = listed_app(100, 100);
     act(&mut app, &[Action::Open, Action::Tokens]);
     let cursor = app
@@ -66,13 +66,20 @@ fn token_view_moves_by_token_and_row_and_switches_heat() {
         .trajectory
         .tokens
         .expect("token view open (row 0 has a trace)");
-    assert!(cursor.per_row > 1);
+    assert_eq!(cursor.index, 0);
+    let layout = app.tabs.rollouts.trajectory.token_layout.clone();
+    assert_eq!(layout.len(), 64, "every token laid out");
+    assert!(layout.starts.len() > 1, "the tokens flow over lines");
     act(&mut app, &[Action::Right, Action::Right, Action::Left]);
     assert_eq!(app.tabs.rollouts.trajectory.tokens.unwrap().index, 1);
     act(&mut app, &[Action::Down]);
+    let below = app.tabs.rollouts.trajectory.tokens.unwrap().index;
+    assert_eq!(layout.line_of(below), 1, "down goes to the next line");
+    assert_eq!(below, layout.moved(1, 1), "under the token's column");
+    act(&mut app, &[Action::Up]);
     assert_eq!(
         app.tabs.rollouts.trajectory.tokens.unwrap().index,
-        1 + cursor.per_row
+        layout.moved(below, -1)
     );
     act(&mut app, &[Action::Bottom]);
     assert_eq!(app.tabs.rollouts.trajectory.tokens.unwrap().index, 63);

@@ -14,6 +14,7 @@ use crate::tui::search_hits;
 use crate::tui::state::open_trajectory::Builder;
 pub use crate::tui::state::open_trajectory::OpenTrajectory;
 use crate::tui::state::transcript::{Place, Source, Transcript, laid_out};
+use crate::tui::token_text::TokenLayout;
 use std::sync::Arc;
 
 /// What the token view shades tokens by.
@@ -33,10 +34,6 @@ pub struct TokenCursor {
     pub index: usize,
     /// What tokens are shaded by.
     pub heat: Heat,
-    /// Tokens per row at the current width (for moving by rows); 0 until measured.
-    pub per_row: usize,
-    /// Columns per token cell at the current width; 0 until measured.
-    pub cell: usize,
 }
 
 /// The trajectory screen's state.
@@ -67,6 +64,9 @@ pub struct TrajectoryState {
     pub columns: usize,
     /// The token view, when shown.
     pub tokens: Option<TokenCursor>,
+    /// How the token view lays the trace out at the pane's width (`rollouts` keeps it
+    /// fitted).
+    pub token_layout: TokenLayout,
     /// The sections (by position) the list's search matched, in order; empty without one.
     pub hits: Vec<usize>,
     /// Whether reasoning blocks are shown whole (`z`); folded to a line otherwise.
@@ -302,12 +302,7 @@ impl TrajectoryState {
             return Outcome::Commands(Vec::new());
         }
         if let Some(cursor) = &mut self.tokens {
-            let count = open
-                .trajectory()
-                .token_trace
-                .as_ref()
-                .map_or(0, |trace| trace.len());
-            return token_action(cursor, action, count);
+            return token_action(cursor, action, &self.token_layout);
         }
         let sections = open.sections.len();
         match action {
@@ -417,16 +412,18 @@ const HIT_CONTEXT_ROWS: usize = 6;
 /// Columns one sideways scroll moves code by.
 const SIDE_STEP: usize = 8;
 
-fn token_action(cursor: &mut TokenCursor, action: Action, count: usize) -> Outcome {
-    let last = count.saturating_sub(1);
-    let row = cursor.per_row.max(1);
+/// Lines a page key moves the token cursor by.
+const TOKEN_PAGE_LINES: isize = 10;
+
+fn token_action(cursor: &mut TokenCursor, action: Action, layout: &TokenLayout) -> Outcome {
+    let last = layout.len().saturating_sub(1);
     match action {
         Action::Right => cursor.index = (cursor.index + 1).min(last),
         Action::Left => cursor.index = cursor.index.saturating_sub(1),
-        Action::Down => cursor.index = (cursor.index + row).min(last),
-        Action::Up => cursor.index = cursor.index.saturating_sub(row),
-        Action::PageDown => cursor.index = (cursor.index + row * 10).min(last),
-        Action::PageUp => cursor.index = cursor.index.saturating_sub(row * 10),
+        Action::Down => cursor.index = layout.moved(cursor.index, 1),
+        Action::Up => cursor.index = layout.moved(cursor.index, -1),
+        Action::PageDown => cursor.index = layout.moved(cursor.index, TOKEN_PAGE_LINES),
+        Action::PageUp => cursor.index = layout.moved(cursor.index, -TOKEN_PAGE_LINES),
         Action::Top => cursor.index = 0,
         Action::Bottom => cursor.index = last,
         Action::Entropy => {

@@ -31,7 +31,7 @@ pub fn hints(app: &App) -> Vec<(String, &'static str)> {
         (Tab::Rollouts, Screen::Trajectory) if app.tabs.rollouts.trajectory.tokens.is_some() => {
             vec![
                 (pair(Action::Left, Action::Right), "token"),
-                (pair(Action::Down, Action::Up), "row"),
+                (pair(Action::Down, Action::Up), "line"),
                 (keys(Action::Entropy), "log-prob/entropy"),
                 (keys(Action::Tokens), "turns"),
                 (label_keys(app), "label"),

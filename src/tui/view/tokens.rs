@@ -1,17 +1,19 @@
-//! The token view: every token of the trace, trained-on ones shaded by surprise or entropy,
-//! masked ones (prompt, observations, template) dim, with the selected token's figures.
+//! The token view: every token of the trace flowing like text (`token_text::TokenLayout`),
+//! trained-on ones shaded by surprise or entropy, masked ones (prompt, observations,
+//! template) dim, with the selected token's figures.
 
 use super::widgets::{pane, span};
 use crate::trajectory::TokenTrace;
 use crate::tui::app::App;
 use crate::tui::rich::Tone;
 use crate::tui::state::trajectory::{Heat, OpenTrajectory};
-use crate::tui::token_text::{TokenText, grid, reasoning_tokens, spelled_by, spelling};
+use crate::tui::token_text::{TokenLayout, TokenText, reasoning_tokens, spelled_by, spelling};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use unicode_width::UnicodeWidthChar;
 
 /// The heat level (0 cool … 4 hot) of a token: surprise (−log-prob) or entropy, in nats.
 pub fn heat_level(value: f32, heat: Heat) -> u8 {
@@ -29,6 +31,17 @@ pub fn heat_level(value: f32, heat: Heat) -> u8 {
         .count() as u8
 }
 
+/// The start of `text` that fits in `width` columns.
+fn clip_to_width(text: &str, width: usize) -> String {
+    let mut used = 0;
+    text.chars()
+        .take_while(|c| {
+            used += c.width().unwrap_or(0);
+            used <= width
+        })
+        .collect()
+}
+
 fn figure(values: &[f32], index: usize) -> Option<f32> {
     values.get(index).copied()
 }
@@ -42,48 +55,58 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, open: &OpenTrajectory) {
     let cursor = app.tabs.rollouts.trajectory.tokens.unwrap_or_default();
     let spellings = open.loaded.spellings.as_ref();
     let token_text = spelling(spellings, app.token_text.as_ref());
-    let inner_width = usize::from(area.width.saturating_sub(2));
-    let (cell, per_row) = if cursor.cell > 0 && cursor.per_row > 0 {
-        (cursor.cell, cursor.per_row)
+    let fitted = &app.tabs.rollouts.trajectory.token_layout;
+    let computed;
+    let layout = if fitted.len() == trace.len() {
+        fitted
     } else {
-        grid(&trace.token_ids, token_text, inner_width)
+        computed = TokenLayout::flow(
+            &trace.token_ids,
+            token_text,
+            usize::from(area.width.saturating_sub(2)),
+        );
+        &computed
     };
     let rows = usize::from(area.height.saturating_sub(4)).max(1);
     let index = cursor.index.min(trace.len().saturating_sub(1));
-    let top_row = (index / per_row) / rows * rows;
+    let top_line = layout.line_of(index) / rows * rows;
     let reasoning = reasoning_tokens(&trace.token_ids, token_text);
     let recorded = match cursor.heat {
         Heat::LogProb => &trace.logprobs,
         Heat::Entropy => &trace.entropies,
     };
-    let mut lines: Vec<Line> = (top_row..top_row + rows)
-        .map(|row| {
-            let start = row * per_row;
-            let end = (start + per_row).min(trace.len());
-            (start..end)
-                .map(|token| {
-                    let mut text = token_text.text(trace.token_ids[token]);
-                    text = text.chars().take(cell - 1).collect();
-                    let padded = format!("{text:<width$} ", width = cell - 1);
-                    let masked = trace.loss_mask.get(token).copied().unwrap_or(0) == 0;
-                    let mut style = if token == index {
-                        theme.selected()
-                    } else if masked {
-                        theme.style(Tone::Dim)
-                    } else {
-                        match figure(recorded, token) {
-                            Some(value) => theme.style(Tone::Heat(heat_level(value, cursor.heat))),
-                            None => theme.style(Tone::Text),
-                        }
-                    };
-                    if reasoning.get(token).copied().unwrap_or(false) {
-                        style = style.add_modifier(Modifier::UNDERLINED);
+    let gap = " ".repeat(layout.gap);
+    let mut lines: Vec<Line> = (top_line..top_line + rows)
+        .map(|line| {
+            let mut spans = Vec::new();
+            for token in layout.line(line) {
+                if token > layout.line(line).start {
+                    spans.push(Span::raw(gap.clone()));
+                }
+                let text = token_text.text(trace.token_ids[token]);
+                let width = layout.widths[token];
+                let shown = match text.is_empty() {
+                    true => "∅".to_string(),
+                    false => clip_to_width(&text, width),
+                };
+                let masked = trace.loss_mask.get(token).copied().unwrap_or(0) == 0;
+                let mut style = if token == index {
+                    theme.selected()
+                } else if masked {
+                    theme.style(Tone::Dim)
+                } else {
+                    match figure(recorded, token) {
+                        Some(value) => theme.style(Tone::Heat(heat_level(value, cursor.heat))),
+                        None => theme.style(Tone::Text),
                     }
-                    Span::styled(padded, style)
-                })
-                .collect::<Vec<_>>()
+                };
+                if reasoning.get(token).copied().unwrap_or(false) {
+                    style = style.add_modifier(Modifier::UNDERLINED);
+                }
+                spans.push(Span::styled(shown, style));
+            }
+            Line::from(spans)
         })
-        .map(Line::from)
         .collect();
     lines.push(Line::default());
     let on_reasoning = reasoning.get(index).copied().unwrap_or(false);

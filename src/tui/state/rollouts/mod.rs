@@ -16,7 +16,7 @@ use crate::tui::layout;
 use crate::tui::outcome::Outcome;
 use crate::tui::prompt::{Prompt, PromptKind};
 use crate::tui::tags::Tags;
-use crate::tui::token_text::{self, TokenText};
+use crate::tui::token_text::{self, TokenLayout, TokenText};
 use ratatui::layout::Rect;
 
 /// The screens of the Rollouts tab, stacked: the list at the bottom.
@@ -124,8 +124,7 @@ impl RolloutsTab {
             .set_height(layout::list_rows(viewport), &mut self.tags)
     }
 
-    /// Lays the trajectory pane out for its width and recomputes how many tokens fit per
-    /// row of the token view.
+    /// Lays the trajectory pane out for its width, and the token view's tokens.
     fn refit_tokens(&mut self, viewport: Rect, token_text: &dyn TokenText) {
         let width = layout::pane_columns(viewport);
         self.trajectory
@@ -136,8 +135,8 @@ impl RolloutsTab {
             .map(|trace| trace.token_ids.as_slice());
         let spellings = open.and_then(|open| open.loaded.spellings.as_ref());
         let token_text = token_text::spelling(spellings, token_text);
-        if let (Some(cursor), Some(ids)) = (&mut self.trajectory.tokens, ids) {
-            (cursor.cell, cursor.per_row) = token_text::grid(ids, token_text, width);
+        if let (Some(_), Some(ids)) = (&self.trajectory.tokens, ids) {
+            self.trajectory.token_layout = TokenLayout::flow(ids, token_text, width);
         }
     }
 
