@@ -67,18 +67,15 @@ impl Gsm8kRow {
 /// The rows of a GSM8K JSONL text with their 1-based line numbers (blank lines skipped); the
 /// error names `origin` and the line.
 pub fn rows(text: &str, origin: &str) -> Result<Vec<(usize, Gsm8kRow)>, String> {
-    let mut rows = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row = serde_json::from_str::<Value>(line)
-            .map_err(|error| format!("not valid JSON: {error}"))
-            .and_then(|value| Gsm8kRow::take(&mut into_object(value, "")?))
-            .map_err(|problem| format!("{origin}:{}: {problem}", index + 1))?;
-        rows.push((index + 1, row));
-    }
-    Ok(rows)
+    super::json_lines(text, origin)?
+        .into_iter()
+        .map(|(line, value)| {
+            into_object(value, "")
+                .and_then(|mut object| Gsm8kRow::take(&mut object))
+                .map(|row| (line, row))
+                .map_err(|problem| format!("{origin}:{line}: {problem}"))
+        })
+        .collect()
 }
 
 /// The `(expression, result)` calculator annotations (`<<48/2=24>>`) of a worked answer.

@@ -57,6 +57,7 @@ pub use detect::detect;
 pub use folder::{FolderContents, folder_contents, is_metrics_file};
 pub use follow::{MetricsFollower, MetricsUpdate};
 pub use format::Format;
+pub use json_text::json_lines;
 pub use metrics::{MetricsRead, MetricsSource, parse_metrics, read_metrics};
 pub use options::{ExportOptions, ToolArguments};
 pub use parquet_write::write_parquet;

@@ -16,7 +16,7 @@
 //! `answer` instead is read as a GSM8K row.
 
 use super::gsm8k;
-use super::lines::read_lines;
+use crate::formats::json_lines;
 use crate::trajectory::Task;
 use std::path::Path;
 
@@ -29,7 +29,7 @@ pub fn load(path: &Path) -> anyhow::Result<Vec<Task>> {
         .file_stem()
         .map_or("file".into(), |stem| stem.to_string_lossy().into_owned());
     let mut tasks = Vec::new();
-    for (line, row) in read_lines(&text, &origin)? {
+    for (line, row) in json_lines(&text, &origin).map_err(anyhow::Error::msg)? {
         let is_gsm8k = row.get("question").is_some() && row.get("answer").is_some();
         let task = if is_gsm8k {
             gsm8k::task_from_row(format!("gsm8k-{stem}-{:04}", tasks.len()), &row)

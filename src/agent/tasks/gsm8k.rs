@@ -5,8 +5,8 @@
 //! separators; the whole annotated answer kept as the reference solution).
 
 use super::Split;
-use super::lines::read_lines;
 use crate::formats::gsm8k::{Gsm8kRow, TEST, TRAIN};
+use crate::formats::json_lines;
 use crate::trajectory::Task;
 use serde_json::Value;
 use std::path::Path;
@@ -42,7 +42,7 @@ pub fn load(path: &Path) -> anyhow::Result<Vec<Task>> {
 
 fn parse(text: &str, origin: &str, split: &str) -> anyhow::Result<Vec<Task>> {
     let mut tasks = Vec::new();
-    for (line, row) in read_lines(text, origin)? {
+    for (line, row) in json_lines(text, origin).map_err(anyhow::Error::msg)? {
         let id = format!("gsm8k-{split}-{:04}", tasks.len());
         let task = task_from_row(id, &row)
             .map_err(|problem| anyhow::anyhow!("{origin}:{line}: {problem}"))?;

@@ -1,7 +1,7 @@
 //! Lookup tasks: questions only the shipped Veltria collection answers, so the policy must
 //! use `search` (and, for two-passage questions, arithmetic).
 
-use super::lines::read_lines;
+use crate::formats::json_lines;
 use crate::trajectory::Task;
 use serde::Deserialize;
 use serde_json::Value;
@@ -25,7 +25,7 @@ struct Question {
 pub fn shipped() -> anyhow::Result<Vec<Task>> {
     let origin = "examples/search/questions.jsonl";
     let mut tasks = Vec::new();
-    for (line, row) in read_lines(SHIPPED_QUESTIONS, origin)? {
+    for (line, row) in json_lines(SHIPPED_QUESTIONS, origin).map_err(anyhow::Error::msg)? {
         let question: Question = serde_json::from_value(row)
             .map_err(|error| anyhow::anyhow!("{origin}:{line}: {error}"))?;
         let mut task = Task::new(question.id, "lookup", question.question);

@@ -7,7 +7,6 @@
 pub mod arith;
 mod file;
 pub mod gsm8k;
-mod lines;
 pub mod lookup;
 mod rng;
 pub mod weather;
