@@ -5,6 +5,7 @@
 pub mod action;
 pub mod annotate;
 pub mod app;
+pub mod charts;
 pub mod content;
 pub mod curate_form;
 pub mod filter_expr;

@@ -4,8 +4,8 @@
 
 use crate::engine::Command;
 use crate::trajectory::MetricsRow;
+use crate::tui::charts;
 use crate::tui::metric_picker::{MetricPicker, PickerEvent};
-use crate::tui::series;
 use crossterm::event::KeyEvent;
 
 /// The most runs pinned at once (each has a colour of its own).
@@ -87,7 +87,7 @@ impl RunCharts {
     /// Opens the picker over the metrics that `selected` rows and the pinned runs record.
     pub fn open_picker(&mut self, selected: &[MetricsRow]) {
         let runs = std::iter::once(selected).chain(self.pinned.iter().map(|run| &run.rows[..]));
-        self.picker = Some(MetricPicker::new(series::recorded_names(runs)));
+        self.picker = Some(MetricPicker::new(charts::recorded_names(runs)));
     }
 
     /// Handles a key while the picker is open (`None` when it is closed): `enter` charts

@@ -8,6 +8,7 @@ mod outcome_pane;
 mod preview;
 mod rollouts;
 mod run_charts;
+mod run_curves;
 mod run_table;
 mod runs;
 mod shell;

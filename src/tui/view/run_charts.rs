@@ -3,11 +3,12 @@
 //! the main chart's title (no legend box over the lines) and each small chart's title holds
 //! every run's latest value in its colour.
 
-use super::runs::Curves;
+use super::run_curves::Curves;
 use super::widgets::{pane, span};
 use crate::text::inert;
+use crate::tui::charts::{self, Metric};
 use crate::tui::rich::Tone;
-use crate::tui::series::{self, Metric, Points};
+use crate::tui::series::{self, Points};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -142,7 +143,7 @@ fn draw_line(frame: &mut Frame, area: Rect, theme: &Theme, curves: &Curves, char
         color,
         keys,
     } = *chart;
-    let points = curves.smooth(series::points(curves.rows, metric));
+    let points = curves.smooth(charts::points(curves.rows, metric));
     let overlays = curves.overlay_points(metric);
     let latest = series::latest(&points).map_or_else(|| "–".to_string(), series::axis_label);
     let mut title = vec![

@@ -2,14 +2,15 @@
 //! column each, a row per chart: the final value and the best, the best final among the
 //! runs marked) and the metric picker drawn over the tab.
 
-use super::runs::Curves;
+use super::run_curves::Curves;
 use super::widgets::{pane, span};
 use crate::text::inert;
 use crate::trajectory::{MetricsRow, metric};
+use crate::tui::charts::{self, Metric};
 use crate::tui::layout;
 use crate::tui::metric_picker::MetricPicker;
 use crate::tui::rich::Tone;
-use crate::tui::series::{self, Metric};
+use crate::tui::series;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -49,7 +50,7 @@ pub(super) fn draw_table(frame: &mut Frame, area: Rect, theme: &Theme, curves: &
     let rows = metrics.iter().filter_map(|metric| {
         let values: Vec<Option<(f64, f64)>> = runs
             .iter()
-            .map(|(_, rows, _)| series::final_and_best(rows, metric))
+            .map(|(_, rows, _)| charts::final_and_best(rows, metric))
             .collect();
         values
             .iter()
@@ -71,7 +72,7 @@ pub(super) fn draw_table(frame: &mut Frame, area: Rect, theme: &Theme, curves: &
 
 /// A chart's row: each run's final value and best, the best final among them marked.
 fn metric_row<'a>(theme: &Theme, metric: &Metric, values: &[Option<(f64, f64)>]) -> Row<'a> {
-    let lower = series::lower_is_better(&metric.title);
+    let lower = charts::lower_is_better(&metric.title);
     let finals = values.iter().flatten().map(|(last, _)| *last);
     let best_final = if lower {
         finals.fold(f64::INFINITY, f64::min)

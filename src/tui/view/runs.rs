@@ -1,22 +1,24 @@
 //! The Runs tab: the run list, the reward chart with its ± std band (an SFT run's loss), and
 //! small charts of the other metrics (the kind's preset, or the metrics chosen with the
 //! picker), with the pinned runs' curves overlaid in colours of their own; or, toggled, the
-//! runs side by side in a table (`run_table`). Series and bounds come from `series`.
+//! runs side by side in a table (`run_table`). Which metrics: `charts`; series and bounds: `series`.
 
 use super::run_charts::{draw_loss, draw_reward, draw_small_charts};
+use super::run_curves::{Curves, Overlay};
 use super::run_table::{draw_picker, draw_table};
 use super::widgets::{pane, span};
 use crate::text::inert;
 use crate::trajectory::metric;
 use crate::trajectory::{MetricsRow, RunKind, RunStatus};
 use crate::tui::app::App;
+use crate::tui::charts;
 use crate::tui::rich::Tone;
-use crate::tui::series::{self, Metric, Points, SMOOTHING};
+use crate::tui::series;
 use crate::tui::state::runs;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
@@ -50,7 +52,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             })
             .collect(),
         smoothing: tab.smoothing,
-        small: series::small_charts(kind, &tab.charts.chosen),
+        small: charts::small_charts(kind, &tab.charts.chosen),
         cursor: tab.cursor.marked(&tab.rows).map(|row| row.step),
     };
     match kind {
@@ -68,57 +70,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     }
     if let Some(picker) = &tab.charts.picker {
         draw_picker(frame, area, theme, picker, &tab.charts.chosen);
-    }
-}
-
-/// A pinned run drawn over the selected one's charts.
-pub(super) struct Overlay<'a> {
-    /// Its id.
-    pub run: &'a str,
-    /// Its metrics rows.
-    pub rows: &'a [MetricsRow],
-    /// Its colour.
-    pub color: Color,
-}
-
-/// What the charts draw: the selected run's rows, the pinned runs', and smoothing.
-pub(super) struct Curves<'a> {
-    pub rows: &'a [MetricsRow],
-    pub selected: &'a str,
-    pub overlays: Vec<Overlay<'a>>,
-    pub smoothing: bool,
-    /// The small charts' metrics.
-    pub small: Vec<Metric>,
-    /// The step the user put the cursor on, marked on every chart.
-    pub cursor: Option<u64>,
-}
-
-impl Curves<'_> {
-    /// `points` smoothed when smoothing is on.
-    pub fn smooth(&self, points: Points) -> Points {
-        if self.smoothing {
-            series::smooth(&points, SMOOTHING)
-        } else {
-            points
-        }
-    }
-
-    /// The cursor's vertical line across `y`, when the user put it on a step.
-    pub fn cursor_points(&self, y: [f64; 2]) -> Vec<(f64, f64)> {
-        self.cursor
-            .map(|step| vec![(step as f64, y[0]), (step as f64, y[1])])
-            .unwrap_or_default()
-    }
-
-    /// Each pinned run's colour and its points of `metric`.
-    pub fn overlay_points(&self, metric: &Metric) -> Vec<(Color, Points)> {
-        self.overlays
-            .iter()
-            .map(|overlay| {
-                let points = self.smooth(series::points(overlay.rows, metric));
-                (overlay.color, points)
-            })
-            .collect()
     }
 }
 
