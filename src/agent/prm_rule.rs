@@ -4,7 +4,9 @@
 //! the model writes 96). Where tools are offered, a final answer must also have a basis: a
 //! number a tool returned, a calculation that holds, or the task gives; a right answer with
 //! none is a guess the verifier cannot tell from a solution. A step scores 1 when every
-//! check passes and half as much for each failure; the note names what failed.
+//! check passes and half as much for each failure; the note names what failed. A step
+//! nothing could check (no claim, call, tool result or answer) gets no score: a rule
+//! score of 1.00 must mean that checks passed, not that there were none.
 
 use super::answer::{answer_value, exact_value, extract_answer};
 use super::arith::{self, display};
@@ -30,23 +32,25 @@ pub struct StepCheck {
 }
 
 impl StepCheck {
-    /// The step's score, with a note naming what failed.
-    pub fn to_score(&self, step: u32) -> StepScore {
+    /// The step's score, with a note naming what failed; `None` when nothing was checked.
+    pub fn to_score(&self, step: u32) -> Option<StepScore> {
+        if self.checks == 0 {
+            return None;
+        }
         let note = if self.failures.is_empty() {
             match self.checks {
-                0 => "nothing to check".to_string(),
                 1 => "1 check passed".to_string(),
                 n => format!("all {n} checks passed"),
             }
         } else {
             self.failures.join("; ")
         };
-        StepScore {
+        Some(StepScore {
             step,
             value: step_value(self.failures.len()),
             source: ScoreSource::Rule,
             note: Some(note),
-        }
+        })
     }
 
     /// Adds the arithmetic claims of a text.
@@ -231,14 +235,14 @@ fn is_near_miss(result: &str, stated: &str) -> bool {
         })
 }
 
-/// Rule scores for every step of a trajectory, checked against the tools offered (the
-/// task's tool specs; with none, only the calls' syntax is checked).
+/// Rule scores for the steps of a trajectory that something could check, checked against
+/// the tools offered (the task's tool specs; with none, only the calls' syntax is checked).
 pub fn rule_scores(trajectory: &Trajectory, tools: &[Value]) -> Vec<StepScore> {
     let steps = trajectory.steps();
     steps
         .iter()
         .enumerate()
-        .map(|(index, location)| {
+        .filter_map(|(index, location)| {
             let message = &trajectory.messages[location.message];
             let last_of_message = steps
                 .get(index + 1)

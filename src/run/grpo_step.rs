@@ -177,8 +177,9 @@ fn training_reward(config: &GrpoRunConfig, trajectory: &Trajectory) -> f64 {
 }
 
 /// Per-token advantages: each assistant turn's tokens get the outcome advantage plus
-/// `weight × (turn score − 0.5)` from its process score. `None` when the turns of the trace
-/// and the scored steps do not line up.
+/// `weight × (turn score − 0.5)` from its process score (the outcome alone on a turn
+/// nothing scored). `None` when a scored step has no turn in the trace (they do not line
+/// up).
 fn turn_advantages(trajectory: &Trajectory, outcome: f64, weight: f64) -> Option<Advantage> {
     let trace = trajectory.token_trace.as_ref()?;
     let scores: HashMap<u32, f64> = trajectory
@@ -198,8 +199,14 @@ fn turn_advantages(trajectory: &Trajectory, outcome: f64, weight: f64) -> Option
             continue;
         }
         inside = true;
-        let score = *scores.get(&turn)?;
-        values[position] = (outcome + weight * (score - 0.5)) as f32;
+        let process = scores
+            .get(&turn)
+            .map_or(0.0, |score| weight * (score - 0.5));
+        values[position] = (outcome + process) as f32;
+    }
+    let turns = turn + u32::from(inside);
+    if scores.keys().any(|&step| step >= turns) {
+        return None;
     }
     Some(Advantage::Tokens(values))
 }
@@ -281,7 +288,7 @@ pub fn rollout_metrics(trajectories: &[Trajectory], max_tokens: usize) -> BTreeM
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trajectory::{Message, Reward, TokenTrace, TrajectoryId};
+    use crate::trajectory::{Message, Reward, ScoreSource, StepScore, TokenTrace, TrajectoryId};
 
     fn sample(group: u64, sample: u32, reward: f64) -> Trajectory {
         let mut trajectory = Trajectory::new(
@@ -336,5 +343,32 @@ mod tests {
         let result = advantages(&config, &mut trajectories);
         assert_eq!(result.zero_std_groups, 0);
         assert!(trajectories[0].advantage.unwrap() < 0.0);
+    }
+
+    #[test]
+    fn process_scores_move_their_turns_and_unscored_turns_keep_the_outcome() {
+        let mut trajectory = sample(0, 0, 1.0);
+        trajectory.token_trace = Some(TokenTrace {
+            token_ids: vec![1, 2, 3, 4, 5, 6, 7],
+            loss_mask: vec![0, 1, 1, 0, 0, 1, 0],
+            logprobs: vec![0.0; 7],
+            entropies: Vec::new(),
+        });
+        let score = |step, value| StepScore {
+            step,
+            value,
+            source: ScoreSource::Rule,
+            note: None,
+        };
+        trajectory.step_scores = vec![score(0, 0.0)];
+        let Some(Advantage::Tokens(values)) = turn_advantages(&trajectory, 1.0, 0.4) else {
+            panic!("two turns and one scored step line up");
+        };
+        assert_eq!(values, vec![0.0, 0.8, 0.8, 0.0, 0.0, 1.0, 0.0]);
+        trajectory.step_scores.push(score(2, 1.0));
+        assert!(
+            turn_advantages(&trajectory, 1.0, 0.4).is_none(),
+            "no third turn"
+        );
     }
 }

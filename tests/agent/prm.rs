@@ -60,8 +60,10 @@ fn an_answer_with_no_basis_is_a_guess() {
         ),
         &[],
     );
-    assert_eq!(without_tools[0].value, 1.0);
-    assert_eq!(without_tools[0].note.as_deref(), Some("nothing to check"));
+    assert!(
+        without_tools.is_empty(),
+        "no tools and no calculation: nothing checked, so no score: {without_tools:?}"
+    );
 }
 
 #[test]
@@ -122,7 +124,9 @@ fn numbers_from_the_problem_are_not_slips() {
         tool_result("call_0_0", "72"),
         Message::assistant("With the 48 from April that makes 72.\nFinal Answer: 72"),
     ]);
-    assert_eq!(scores[1].value, 1.0, "{:?}", scores[1].note);
+    let steps: Vec<u32> = scores.iter().map(|score| score.step).collect();
+    assert_eq!(steps, [1], "the first turn states nothing to check, so it has no score");
+    assert_eq!(scores[0].value, 1.0, "{:?}", scores[0].note);
 }
 
 #[test]
