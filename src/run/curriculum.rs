@@ -5,6 +5,7 @@
 use super::config::RunConfig;
 use crate::agent::rollout::mix;
 use crate::agent::tasks::{TaskSetSpec, arith};
+use crate::train::CurriculumState;
 use crate::trajectory::Task;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -26,13 +27,6 @@ pub enum TaskDraw {
         /// The highest level.
         max_level: u32,
     },
-}
-
-/// The curriculum's state, kept in checkpoints.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CurriculumState {
-    /// The level tasks are drawn at.
-    pub level: u32,
 }
 
 impl TaskDraw {

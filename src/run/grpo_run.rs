@@ -5,7 +5,7 @@
 
 use super::config::RunConfig;
 use super::control::RunEvent;
-use super::curriculum::{CurriculumState, TaskDraw};
+use super::curriculum::TaskDraw;
 use super::grpo_step::{
     Pending, StepRollouts, advantages, join_rollouts, roll_out, rollout_metrics,
 };
@@ -18,10 +18,11 @@ use super::{
     snapshot_policy,
 };
 use crate::model::{LanguageModel, Qwen};
-use crate::train::{GrpoSample, Trainer, checkpoint_dir, reference_from_folder};
+use crate::train::{
+    CurriculumState, GrpoSample, RunState, Trainer, checkpoint_dir, reference_from_folder,
+};
 use crate::trajectory::{Phase, RunKind, RunStatus, Task, metric};
 use anyhow::Context;
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -62,15 +63,12 @@ pub fn train_grpo(
 
 /// The GRPO step a checkpoint's orchestrator state records; an error, not step 0, when it
 /// records none (a restart would silently redo the run's steps).
-fn grpo_step_of(extra: &serde_json::Value) -> anyhow::Result<u64> {
-    extra
-        .get("step")
-        .and_then(serde_json::Value::as_u64)
-        .context(
-            "the checkpoint's trainer state has no GRPO step (`step` in its extra), so it was \
-             not written by a GRPO run: start a new run from its folder with `rollscope train \
-             grpo --set model=DIR`",
-        )
+fn grpo_step_of(state: &RunState) -> anyhow::Result<u64> {
+    state.step.context(
+        "the checkpoint's trainer state has no GRPO step (`step` in its `run_state`), so it \
+         was not written by a GRPO run: start a new run from its folder with `rollscope train \
+         grpo --set model=DIR`",
+    )
 }
 
 /// Continues GRPO run `id` from its latest checkpoint (from its start when it has none),
@@ -81,7 +79,7 @@ pub fn resume_grpo(
     on_event: &mut dyn FnMut(RunEvent),
 ) -> anyhow::Result<RunOutcome> {
     let resumed = RunRecord::resume(context, id, RunKind::Grpo, true, |state| {
-        grpo_step_of(&state.extra)
+        grpo_step_of(&state.run_state)
     })?;
     let config = resumed.config;
     let record = resumed.record;
@@ -89,8 +87,7 @@ pub fn resume_grpo(
     let start = CurriculumState {
         level: config.grpo.curriculum.start_level,
     };
-    let curriculum =
-        serde_json::from_value(record.meta.extra["curriculum"].clone()).unwrap_or(start);
+    let curriculum = record.meta.run_state.curriculum.unwrap_or(start);
     let trainer = match resumed.trainer {
         Some(trainer) => trainer,
         None => Trainer::new(
@@ -349,11 +346,11 @@ impl GrpoRun {
         trainer: &Trainer,
         on_event: &mut dyn FnMut(RunEvent),
     ) -> anyhow::Result<()> {
-        self.record.meta.extra = json!({
-            "run": self.record.info.id,
-            "step": self.record.step,
-            "curriculum": self.curriculum,
-        });
+        self.record.meta.run_state = RunState {
+            run: Some(self.record.info.id.clone()),
+            step: Some(self.record.step),
+            curriculum: Some(self.curriculum),
+        };
         self.record.checkpoint(context, trainer, on_event)
     }
 }
@@ -364,9 +361,11 @@ mod tests {
 
     #[test]
     fn a_checkpoint_without_its_step_is_refused_not_restarted() {
-        assert_eq!(grpo_step_of(&serde_json::json!({"step": 12})).unwrap(), 12);
-        let error = grpo_step_of(&serde_json::json!({"curriculum": {}})).unwrap_err();
+        let saved = r#"{"run": "grpo-0001", "step": 12, "curriculum": {"level": 2}}"#;
+        let state: RunState = serde_json::from_str(saved).unwrap();
+        assert_eq!(grpo_step_of(&state).unwrap(), 12);
+        assert_eq!(state.curriculum, Some(CurriculumState { level: 2 }));
+        let error = grpo_step_of(&RunState::default()).unwrap_err();
         assert!(error.to_string().contains("no GRPO step"), "{error}");
-        assert!(grpo_step_of(&serde_json::json!({"step": "12"})).is_err());
     }
 }

@@ -8,13 +8,12 @@ use super::control::RunEvent;
 use super::lifecycle::{RunFiles, discard_after, load_run, record_status, start_run};
 use super::{EvalFigures, RunContext, RunOutcome, save_final_policy};
 use crate::train::{
-    CheckpointMeta, MetricsWriter, Trainer, TrainerState, checkpoint_dir, latest_checkpoint,
-    metrics_row,
+    CheckpointMeta, MetricsWriter, RunState, Trainer, TrainerState, checkpoint_dir,
+    latest_checkpoint, metrics_row,
 };
 use crate::trajectory::Phase;
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
 use anyhow::Context;
-use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -66,7 +65,7 @@ impl RunRecord {
             meta: CheckpointMeta {
                 base_model: Some(model.display().to_string()),
                 parent: Some(model.display().to_string()),
-                extra: json!({}),
+                run_state: RunState::default(),
             },
             info,
             files,
@@ -111,7 +110,7 @@ impl RunRecord {
                 let meta = CheckpointMeta {
                     base_model: state.base_model,
                     parent: state.parent,
-                    extra: state.extra,
+                    run_state: state.run_state,
                 };
                 (Some(trainer), step, meta)
             }
@@ -119,7 +118,7 @@ impl RunRecord {
                 let meta = CheckpointMeta {
                     base_model: Some(info.model.clone()),
                     parent: Some(info.model.clone()),
-                    extra: json!({}),
+                    run_state: RunState::default(),
                 };
                 (None, 0, meta)
             }

@@ -1,6 +1,6 @@
 //! Checkpoints: an ordinary Hugging Face model folder (or a PEFT adapter folder when training
 //! LoRA) plus `optimizer.safetensors` (AdamW moments) and `trainer_state.json` (step, seed,
-//! config, parent, base model, code version, and the orchestrator's own state). Written to
+//! config, parent, base model, code version, and the run's own state: [`RunState`]). Written to
 //! a temporary folder, synced, then renamed into place, so a process killed mid-save leaves
 //! every earlier checkpoint intact and never a half-written one under a checkpoint name.
 
@@ -9,7 +9,6 @@ use super::trainer::{Trainer, TrainerConfig};
 use crate::model::{LanguageModel, LoadOptions, save_tensors};
 use candle_core::Tensor;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -41,9 +40,32 @@ pub struct TrainerState {
     pub parent: Option<String>,
     /// The Rollscope version that wrote it.
     pub code_version: String,
-    /// The orchestrator's state (run id, data cursor, curriculum, rollout seeds), kept as is.
-    #[serde(default)]
-    pub extra: Value,
+    /// The run's own state (its id, GRPO step, curriculum level), for a resume; written as
+    /// `run_state` (`extra` in checkpoints of earlier versions, which still read).
+    #[serde(default, alias = "extra")]
+    pub run_state: RunState,
+}
+
+/// What a run keeps in its checkpoints to resume where it stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunState {
+    /// The run the checkpoint belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// The GRPO step it was saved after (an SFT run's step is the optimizer step,
+    /// [`TrainerState::step`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
+    /// Where the curriculum stood.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curriculum: Option<CurriculumState>,
+}
+
+/// The curriculum's position, kept in checkpoints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurriculumState {
+    /// The level tasks are drawn at.
+    pub level: u32,
 }
 
 /// What the caller adds to a checkpoint.
@@ -53,8 +75,8 @@ pub struct CheckpointMeta {
     pub base_model: Option<String>,
     /// The checkpoint or model this run continued from.
     pub parent: Option<String>,
-    /// The orchestrator's state, returned as is on resume.
-    pub extra: Value,
+    /// The run's own state, returned as is on resume.
+    pub run_state: RunState,
 }
 
 /// `checkpoints/checkpoint-<step>`, the folder of the checkpoint after `step` steps.
@@ -119,7 +141,7 @@ impl Trainer {
             base_model: meta.base_model.clone(),
             parent: meta.parent.clone(),
             code_version: crate::trajectory::CODE_VERSION.to_string(),
-            extra: meta.extra.clone(),
+            run_state: meta.run_state.clone(),
         };
         write_atomically(dir, |tmp| {
             match self.lora() {

@@ -16,11 +16,11 @@
 //!   let mut values = update.metric_values();            // + reward, timing, lengths …
 //!   metrics.append(&metrics_row(run, step, values))?;
 //!   every N steps: trainer.save_checkpoint(&checkpoint_dir(&checkpoints, step), &meta)?
-//!     with meta.extra holding the run's own state (its step, task cursor, curriculum);
+//!     with meta.run_state holding the run's own state (RunState: its id, step, curriculum);
 //! resume: Trainer::load_checkpoint(&latest_checkpoint(&checkpoints)?.unwrap(), &options)?,
 //!   the reference from the run's starting model (`reference_from_folder`, or
 //!   `reference_policy()` for LoRA, whose base never changes), and
-//!   MetricsWriter::resume(path, the run step saved in state.extra).
+//!   MetricsWriter::resume(path, the run step saved in state.run_state.step).
 //! ```
 //!
 //! Each GRPO iteration and each SFT step is one optimizer step: a warmup-and-decay schedule
@@ -46,8 +46,8 @@ pub use bucket::{
     BatchLimits, length_batches, micro_batches, padding_share, random_batches, token_slots,
 };
 pub use checkpoint::{
-    CheckpointMeta, OPTIMIZER_FILE, TRAINER_STATE_FILE, TrainerState, checkpoint_dir,
-    latest_checkpoint, read_trainer_state, write_atomically,
+    CheckpointMeta, CurriculumState, OPTIMIZER_FILE, RunState, TRAINER_STATE_FILE, TrainerState,
+    checkpoint_dir, latest_checkpoint, read_trainer_state, write_atomically,
 };
 pub use error::{Result, TrainError};
 pub use grpo::{

@@ -9,10 +9,10 @@ use rollscope::train::loss::ObjectiveConfig;
 use rollscope::train::optim::AdamWConfig;
 use rollscope::train::schedule::LrSchedule;
 use rollscope::train::{
-    Advantage, CheckpointMeta, GrpoConfig, GrpoSample, LoraConfig, SftExample, Trainer,
-    TrainerConfig, checkpoint_dir, latest_checkpoint, read_trainer_state,
+    Advantage, CheckpointMeta, CurriculumState, GrpoConfig, GrpoSample, LoraConfig, RunState,
+    SftExample, TRAINER_STATE_FILE, Trainer, TrainerConfig, checkpoint_dir, latest_checkpoint,
+    read_trainer_state,
 };
-use serde_json::json;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -136,13 +136,30 @@ fn resume_matches(lora: Option<LoraConfig>, step: fn(&mut Trainer, u64) -> f64) 
     let meta = CheckpointMeta {
         base_model: Some(base.clone()),
         parent: Some(base.clone()),
-        extra: json!({"run": "sft-0001", "next_task": 42}),
+        run_state: RunState {
+            run: Some("grpo-0001".into()),
+            step: Some(42),
+            curriculum: Some(CurriculumState { level: 2 }),
+        },
     };
     let state = first.save_checkpoint(&dir, &meta).unwrap();
     drop(first);
     assert_eq!(latest_checkpoint(runs.path()).unwrap(), Some(dir.clone()));
     assert_eq!(read_trainer_state(&dir).unwrap(), state);
-    assert_eq!(state.extra["next_task"], 42);
+    assert_eq!(state.run_state.step, Some(42));
+    let written = std::fs::read_to_string(dir.join(TRAINER_STATE_FILE)).unwrap();
+    let mut earlier: serde_json::Value = serde_json::from_str(&written).unwrap();
+    let object = earlier.as_object_mut().unwrap();
+    let run_state = object.remove("run_state").unwrap();
+    object.insert("extra".into(), run_state);
+    let earlier_dir = runs.path().join("earlier-version");
+    std::fs::create_dir(&earlier_dir).unwrap();
+    std::fs::write(earlier_dir.join(TRAINER_STATE_FILE), earlier.to_string()).unwrap();
+    assert_eq!(
+        read_trainer_state(&earlier_dir).unwrap(),
+        state,
+        "a checkpoint of an earlier version (its run state under `extra`) still reads"
+    );
     assert_eq!(state.config.lora, lora);
 
     let (mut resumed, restored) = Trainer::load_checkpoint(&dir, &LoadOptions::default()).unwrap();
