@@ -10,7 +10,6 @@ use crate::trajectory::Task;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// How far success may stray from the target before the level moves.

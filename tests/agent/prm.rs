@@ -125,7 +125,11 @@ fn numbers_from_the_problem_are_not_slips() {
         Message::assistant("With the 48 from April that makes 72.\nFinal Answer: 72"),
     ]);
     let steps: Vec<u32> = scores.iter().map(|score| score.step).collect();
-    assert_eq!(steps, [1], "the first turn states nothing to check, so it has no score");
+    assert_eq!(
+        steps,
+        [1],
+        "the first turn states nothing to check, so it has no score"
+    );
     assert_eq!(scores[0].value, 1.0, "{:?}", scores[0].note);
 }
 
