@@ -41,28 +41,6 @@ pub fn clip(text: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
-/// Edits (insertions, deletions, substitutions, swaps of neighbours) from `a` to `b`.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut before: Vec<usize> = Vec::new();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for i in 1..=a.len() {
-        let mut current = vec![i; b.len() + 1];
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            current[j] = (previous[j] + 1)
-                .min(current[j - 1] + 1)
-                .min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                current[j] = current[j].min(before[j - 2] + 1);
-            }
-        }
-        before = std::mem::replace(&mut previous, current);
-    }
-    previous[b.len()]
-}
-
 /// The name among `known` that `word` (three characters at least) most likely meant: one a
 /// single edit away, else one that contains it, else one it contains, else the nearest
 /// within a third of its length in edits.
@@ -70,7 +48,7 @@ pub fn nearest<'a>(word: &str, known: &[&'a str]) -> Option<&'a str> {
     let nearest_within = |limit: usize| {
         known
             .iter()
-            .map(|name| (edit_distance(word, name), *name))
+            .map(|name| (strsim::osa_distance(word, name), *name))
             .filter(|(distance, _)| *distance <= limit)
             .min_by_key(|(distance, _)| *distance)
             .map(|(_, name)| name)
@@ -103,6 +81,22 @@ pub fn suggestion(word: &str, known: &[&str]) -> String {
         None if known.is_empty() => "this table takes no other keys".to_string(),
         None => format!("use one of {}", known.join(", ")),
     }
+}
+
+/// The choice among `choices` named `text`, or the error `unknown {what} `text`; did you
+/// mean …?` (or the list of names).
+pub fn parse_choice<T: Copy + Into<&'static str>>(
+    text: &str,
+    what: &str,
+    choices: impl IntoIterator<Item = T>,
+) -> Result<T, String> {
+    let choices: Vec<T> = choices.into_iter().collect();
+    let names: Vec<&'static str> = choices.iter().map(|&choice| choice.into()).collect();
+    names
+        .iter()
+        .position(|name| *name == text)
+        .map(|index| choices[index])
+        .ok_or_else(|| format!("unknown {what} `{text}`; {}", suggestion(text, &names)))
 }
 
 /// A time stamp in milliseconds since the Unix epoch as `2026-12-02 01:13` (UTC).
@@ -162,6 +156,7 @@ pub fn reasoning_parts(text: &str) -> Vec<TextPart<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trajectory::RunKind;
 
     #[test]
     fn escapes_and_bidirectional_overrides_are_made_visible() {
@@ -173,16 +168,24 @@ mod tests {
 
     #[test]
     fn misspellings_find_the_name_meant() {
-        assert_eq!(edit_distance("learnig_rate", "learning_rate"), 1);
-        assert_eq!(edit_distance("teh", "the"), 1);
-        assert_eq!(edit_distance("", "abc"), 3);
         let known = ["learning_rate", "schedule", "lora", "use_rslora"];
         assert_eq!(nearest("learnig_rate", &known), Some("learning_rate"));
+        assert_eq!(
+            nearest("shcedule", &known),
+            Some("schedule"),
+            "a swap is one edit"
+        );
         assert_eq!(nearest("rslora", &known), Some("use_rslora"));
         assert_eq!(nearest("zzz", &known), None);
         assert_eq!(nearest("lr", &known), None);
         assert_eq!(suggestion("shedule", &known), "did you mean `schedule`?");
         assert_eq!(suggestion("x", &["a", "b"]), "use one of a, b");
+        let parsed = parse_choice("sft", "run kind", [RunKind::Sft, RunKind::Grpo]);
+        assert_eq!(parsed, Ok(RunKind::Sft));
+        assert_eq!(
+            parse_choice("grop", "run kind", [RunKind::Sft, RunKind::Grpo]),
+            Err("unknown run kind `grop`; did you mean `grpo`?".to_string())
+        );
     }
 
     #[test]

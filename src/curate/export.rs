@@ -69,12 +69,7 @@ pub fn export_selection(
         request.format.can_export(),
         "{} cannot be written; export formats: {}",
         request.format,
-        Format::ALL
-            .iter()
-            .filter(|format| format.can_export())
-            .map(|format| format.name())
-            .collect::<Vec<_>>()
-            .join(", ")
+        Format::export_names()
     );
     let summaries = store.query(&Query {
         filter: request.filter.clone(),

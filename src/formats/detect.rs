@@ -11,6 +11,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
+use strum::IntoEnumIterator;
 
 /// The format of a file, from its content.
 pub fn detect(path: &Path) -> Result<Format, ImportError> {
@@ -22,7 +23,10 @@ pub fn detect(path: &Path) -> Result<Format, ImportError> {
         ImportError::Unrecognised {
             path: path.to_path_buf(),
             reason: format!("{reason}{hint}"),
-            known: Format::ALL.map(Format::name).join(", "),
+            known: Format::iter()
+                .map(Format::name)
+                .collect::<Vec<_>>()
+                .join(", "),
         }
     };
     let mut magic = Vec::new();

@@ -1,14 +1,19 @@
 //! The formats by name: what each reads and writes, parsed from and printed as its CLI name.
 
-use std::fmt;
 use std::str::FromStr;
+use strum::IntoEnumIterator;
 
-/// A format Rollscope reads, writes, or both.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A format Rollscope reads, writes, or both; `--help` lists them in this order, by the
+/// names they print as (kebab case unless named).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::Display,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Format {
     /// Rollscope's own JSONL: one `Trajectory` per line (or one `Task` per line).
     Rollscope,
     /// OpenAI chat messages JSONL with `tools`, `tool_calls` and the `tool` role (TRL, OpenRLHF).
+    #[strum(serialize = "openai")]
     OpenaiMessages,
     /// ShareGPT JSON as LLaMA-Factory reads it, with `function_call` and `observation` turns.
     Sharegpt,
@@ -21,6 +26,7 @@ pub enum Format {
     /// Inspect evaluation logs: `.eval` zip archives.
     InspectEval,
     /// verl rollout dumps: `{input, output, gts, score, step}` JSONL.
+    #[strum(serialize = "verl")]
     VerlRollouts,
     /// verl task rows: `{data_source, prompt, reward_model, extra_info}` (import as tasks).
     VerlTasks,
@@ -29,12 +35,15 @@ pub enum Format {
     /// tau-bench result arrays.
     TauBench,
     /// OpenHands event streams and evaluation / resolver output rows.
+    #[strum(serialize = "openhands")]
     OpenHands,
     /// A bare JSON array of chat messages (mini-swe-agent replays, hand-made transcripts).
     Messages,
     /// GSM8K `{question, answer}` rows (import as tasks).
+    #[strum(serialize = "gsm8k")]
     Gsm8k,
     /// PRM800K rows: solutions with human step ratings.
+    #[strum(serialize = "prm800k")]
     Prm800k,
     /// Math-Shepherd rows: solutions with automatic step labels.
     MathShepherd,
@@ -58,66 +67,24 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 23] = [
-        Self::Rollscope,
-        Self::OpenaiMessages,
-        Self::Sharegpt,
-        Self::SweAgent,
-        Self::MiniSweAgent,
-        Self::Inspect,
-        Self::InspectEval,
-        Self::VerlRollouts,
-        Self::VerlTasks,
-        Self::Responses,
-        Self::TauBench,
-        Self::OpenHands,
-        Self::Messages,
-        Self::Gsm8k,
-        Self::Prm800k,
-        Self::MathShepherd,
-        Self::OmegaPrm,
-        Self::TrlPromptCompletion,
-        Self::TrlStepwise,
-        Self::Rl,
-        Self::Atif,
-        Self::Otel,
-        Self::Verifiers,
-    ];
-
     /// The name used on the command line and in `source_format`.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Rollscope => "rollscope",
-            Self::OpenaiMessages => "openai",
-            Self::Sharegpt => "sharegpt",
-            Self::SweAgent => "swe-agent",
-            Self::MiniSweAgent => "mini-swe-agent",
-            Self::Inspect => "inspect",
-            Self::InspectEval => "inspect-eval",
-            Self::VerlRollouts => "verl",
-            Self::VerlTasks => "verl-tasks",
-            Self::Responses => "responses",
-            Self::TauBench => "tau-bench",
-            Self::OpenHands => "openhands",
-            Self::Messages => "messages",
-            Self::Gsm8k => "gsm8k",
-            Self::Prm800k => "prm800k",
-            Self::MathShepherd => "math-shepherd",
-            Self::OmegaPrm => "omega-prm",
-            Self::TrlPromptCompletion => "trl-prompt-completion",
-            Self::TrlStepwise => "trl-stepwise",
-            Self::Rl => "rl",
-            Self::Atif => "atif",
-            Self::Otel => "otel",
-            Self::Verifiers => "verifiers",
-        }
+        self.into()
     }
 
     /// Whether writing it keeps what a token trace holds (our own format, and ATIF's
     /// per-step token ids and log-probs), so exports read the traces.
     pub fn keeps_token_traces(self) -> bool {
         matches!(self, Self::Rollscope | Self::Atif)
+    }
+
+    /// The names of the formats `rollscope export` writes, comma-separated.
+    pub fn export_names() -> String {
+        Self::iter()
+            .filter(|format| format.can_export())
+            .map(Format::name)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether `rollscope export --format` can write it.
@@ -135,22 +102,54 @@ impl Format {
     }
 }
 
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl FromStr for Format {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|format| format.name() == text)
-            .ok_or_else(|| {
-                let names: Vec<_> = Self::ALL.iter().map(|format| format.name()).collect();
-                format!("unknown format `{text}`; known: {}", names.join(", "))
-            })
+        crate::text::parse_choice(text, "format", Self::iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_users_type_stay_and_parse_back() {
+        let names: Vec<&str> = Format::iter().map(Format::name).collect();
+        let expected = [
+            "rollscope",
+            "openai",
+            "sharegpt",
+            "swe-agent",
+            "mini-swe-agent",
+            "inspect",
+            "inspect-eval",
+            "verl",
+            "verl-tasks",
+            "responses",
+            "tau-bench",
+            "openhands",
+            "messages",
+            "gsm8k",
+            "prm800k",
+            "math-shepherd",
+            "omega-prm",
+            "trl-prompt-completion",
+            "trl-stepwise",
+            "rl",
+            "atif",
+            "otel",
+            "verifiers",
+        ];
+        assert_eq!(names, expected);
+        for format in Format::iter() {
+            assert_eq!(format.name().parse(), Ok(format));
+            assert_eq!(format.to_string(), format.name());
+        }
+        assert_eq!(
+            "openhand".parse::<Format>(),
+            Err("unknown format `openhand`; did you mean `openhands`?".to_string())
+        );
     }
 }

@@ -304,12 +304,7 @@ pub fn export_with(
         Format::Atif => atif_write::write(items, out),
         other => anyhow::bail!(
             "{other} cannot be exported; export formats: {}",
-            Format::ALL
-                .iter()
-                .filter(|format| format.can_export())
-                .map(|format| format.name())
-                .collect::<Vec<_>>()
-                .join(", ")
+            Format::export_names()
         ),
     }
 }

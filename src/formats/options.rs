@@ -6,8 +6,21 @@ use serde_json::Value;
 use std::str::FromStr;
 
 /// How exporters that write OpenAI-shaped tool calls write their arguments.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum ToolArguments {
     /// A JSON object, as TRL documents for conversational tool-calling datasets (its chat
     /// templates render `arguments | tojson`); arguments that are not a JSON object stay text.
@@ -20,16 +33,9 @@ pub enum ToolArguments {
 }
 
 impl ToolArguments {
-    /// Every choice, in the order `--help` lists them.
-    pub const ALL: [ToolArguments; 3] = [Self::Object, Self::String, Self::AsRead];
-
     /// The name used on the command line and in manifests.
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Object => "object",
-            Self::String => "string",
-            Self::AsRead => "as-read",
-        }
+        self.into()
     }
 
     /// A call's arguments in this form.
@@ -49,8 +55,8 @@ impl FromStr for ToolArguments {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
+        use strum::IntoEnumIterator;
+        Self::iter()
             .find(|choice| choice.name() == text)
             .ok_or_else(|| {
                 format!("unknown argument encoding `{text}`; use object (TRL), string (OpenAI) or as-read")

@@ -4,8 +4,20 @@ use super::summary::Summary;
 use serde::{Deserialize, Serialize};
 
 /// The order of a list.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum SortKey {
     /// The order they were stored in.
     #[default]
@@ -15,6 +27,7 @@ pub enum SortKey {
     /// By number of turns.
     Turns,
     /// By lowest process score.
+    #[strum(serialize = "prm")]
     PrmMin,
     /// By task id.
     Task,
@@ -26,28 +39,9 @@ pub enum SortKey {
 }
 
 impl SortKey {
-    /// Every key, in the order `s` cycles through them.
-    pub const ALL: [SortKey; 7] = [
-        Self::Stored,
-        Self::Reward,
-        Self::Turns,
-        Self::PrmMin,
-        Self::Task,
-        Self::Step,
-        Self::Id,
-    ];
-
     /// The key's name, as typed and shown.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stored => "stored",
-            Self::Reward => "reward",
-            Self::Turns => "turns",
-            Self::PrmMin => "prm",
-            Self::Task => "task",
-            Self::Step => "step",
-            Self::Id => "id",
-        }
+        self.into()
     }
 
     /// Sorts summaries by this key (stable; ties keep stored order).
@@ -77,13 +71,7 @@ impl std::str::FromStr for SortKey {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        Self::ALL
-            .into_iter()
-            .find(|key| key.as_str() == text)
-            .ok_or_else(|| {
-                format!(
-                    "unknown sort key `{text}`: use stored, reward, turns, prm, task, step or id"
-                )
-            })
+        use strum::IntoEnumIterator;
+        crate::text::parse_choice(text, "sort key", Self::iter())
     }
 }

@@ -7,8 +7,20 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// What a run does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::Display,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RunKind {
     /// Supervised fine-tuning.
     Sft,
@@ -23,15 +35,6 @@ pub enum RunKind {
 }
 
 impl RunKind {
-    /// Every kind.
-    pub const ALL: [RunKind; 5] = [
-        Self::Sft,
-        Self::Grpo,
-        Self::Rollout,
-        Self::Eval,
-        Self::Import,
-    ];
-
     /// What a stop asked of a run of this kind does, in words (`import-0002 stops …`).
     pub fn stop_words(self) -> &'static str {
         match self {
@@ -42,19 +45,7 @@ impl RunKind {
 
     /// The kind's name as stored and used in run ids.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Sft => "sft",
-            Self::Grpo => "grpo",
-            Self::Rollout => "rollout",
-            Self::Eval => "eval",
-            Self::Import => "import",
-        }
-    }
-}
-
-impl fmt::Display for RunKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        self.into()
     }
 }
 

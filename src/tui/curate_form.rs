@@ -355,7 +355,11 @@ impl CurateForm {
                 return FormOutcome::Nothing;
             }
             Field::Arguments => {
-                self.arguments = cycle(&ToolArguments::ALL, self.arguments, forward);
+                self.arguments = cycle(
+                    &<ToolArguments as strum::IntoEnumIterator>::iter().collect::<Vec<_>>(),
+                    self.arguments,
+                    forward,
+                );
                 return FormOutcome::Nothing;
             }
             Field::Source | Field::Path | Field::Chosen | Field::Export => {

@@ -150,7 +150,7 @@ fn an_instruction_set_this_machine_cannot_run_is_refused_before_any_work() {
         .unwrap();
     assert!(!output.status.success(), "a bad {ISA_ENV} is refused too");
     assert!(!sessions.exists(), "nothing was made before the refusal");
-    for isa in Isa::ALL {
+    for isa in <Isa as strum::IntoEnumIterator>::iter() {
         let name = format!("s-{isa}");
         let output = rollscope(&sessions)
             .args(["--isa", isa.name(), "sessions", "new", &name])

@@ -3,6 +3,7 @@
 
 use super::common::{data, import_with, options, read, temp_file};
 use rollscope::formats::{Format, ImportError, ImportOptions, Problem};
+use strum::IntoEnumIterator;
 
 fn strict(format: Option<Format>) -> ImportOptions {
     ImportOptions {
@@ -247,7 +248,7 @@ fn empty_blank_binary_and_folder_inputs_are_refused_clearly() {
         error.contains("neither JSON, a zip archive nor parquet"),
         "{error}"
     );
-    for format in Format::ALL {
+    for format in Format::iter() {
         let imported = import_with(binary.path(), options(Some(format))).unwrap();
         assert!(
             imported.trajectories.is_empty() && imported.tasks.is_empty(),

@@ -3,12 +3,13 @@
 use super::common::{import_with, options, read, temp_file};
 use proptest::prelude::*;
 use rollscope::formats::Format;
+use strum::IntoEnumIterator;
 
 /// Imports `bytes` detected and as every format; only a panic fails.
 fn import_everyhow(bytes: &[u8]) {
     let file = temp_file(bytes, ".data");
     let _ = import_with(file.path(), options(None));
-    for format in Format::ALL {
+    for format in Format::iter() {
         let _ = import_with(file.path(), options(Some(format)));
     }
 }

@@ -40,15 +40,6 @@ pub enum Trait {
 }
 
 impl Trait {
-    /// Every trait.
-    pub const ALL: [Trait; 5] = [
-        Self::Unsupported,
-        Self::CopiedFromPrompt,
-        Self::QuotedToolOutput,
-        Self::RepeatedText,
-        Self::AnomalousLength,
-    ];
-
     /// A few words for lists.
     pub fn as_str(self) -> &'static str {
         match self {

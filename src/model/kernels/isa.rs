@@ -3,11 +3,14 @@
 //! differently, so a run reproduces bit for bit only on the same one; `ROLLSCOPE_ISA` (set
 //! by the global `--isa` flag) makes any CPU that has it run another machine's.
 
-use std::fmt;
 use std::str::FromStr;
+use strum::IntoEnumIterator;
 
-/// The instruction set the CPU kernels use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// The instruction set the CPU kernels use, best first.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, strum::EnumIter, strum::IntoStaticStr, strum::Display,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Isa {
     /// AVX-512F intrinsics (16 f32 lanes) and gemm's AVX-512 micro-kernel.
     Avx512,
@@ -42,30 +45,21 @@ pub enum IsaError {
 }
 
 impl Isa {
-    /// Every instruction set, best first.
-    pub const ALL: [Isa; 3] = [Isa::Avx512, Isa::Avx2, Isa::Portable];
-
     /// The name `--isa` and `ROLLSCOPE_ISA` take.
     pub fn name(self) -> &'static str {
-        match self {
-            Isa::Avx512 => "avx512",
-            Isa::Avx2 => "avx2",
-            Isa::Portable => "portable",
-        }
+        self.into()
     }
 
     /// The best instruction set this CPU and this build support.
     pub fn best() -> Self {
-        Self::ALL
-            .into_iter()
+        Self::iter()
             .find(|isa| isa.missing().is_none())
             .unwrap_or(Isa::Portable)
     }
 
     /// Every instruction set this CPU and build run, portable first (the best one last).
     pub fn available() -> Vec<Self> {
-        Self::ALL
-            .into_iter()
+        Self::iter()
             .rev()
             .filter(|isa| isa.missing().is_none())
             .collect()
@@ -122,19 +116,12 @@ impl Isa {
     }
 }
 
-impl fmt::Display for Isa {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 impl FromStr for Isa {
     type Err = IsaError;
 
     fn from_str(text: &str) -> Result<Self, IsaError> {
         let wanted = text.trim().to_ascii_lowercase().replace(['-', '_'], "");
-        Self::ALL
-            .into_iter()
+        Self::iter()
             .find(|isa| isa.name() == wanted)
             .ok_or_else(|| IsaError::Unknown(text.to_owned()))
     }
@@ -166,7 +153,7 @@ mod tests {
 
     #[test]
     fn names_parse_back_and_unknown_ones_are_named() {
-        for isa in Isa::ALL {
+        for isa in Isa::iter() {
             assert_eq!(isa.name().parse::<Isa>(), Ok(isa));
         }
         assert_eq!("AVX-512".parse::<Isa>(), Ok(Isa::Avx512));
@@ -181,7 +168,7 @@ mod tests {
         let available = Isa::available();
         assert_eq!(available.first(), Some(&Isa::Portable));
         assert_eq!(available.last(), Some(&Isa::best()));
-        for isa in Isa::ALL {
+        for isa in Isa::iter() {
             let usable = isa.usable();
             assert_eq!(
                 usable.is_ok(),

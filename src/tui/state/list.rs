@@ -302,7 +302,7 @@ impl ListState {
 
     /// The next sort key (and the listing that goes with it).
     pub fn next_sort(&self) -> Listing {
-        let keys = SortKey::ALL;
+        let keys: Vec<SortKey> = <SortKey as strum::IntoEnumIterator>::iter().collect();
         let position = keys
             .iter()
             .position(|key| *key == self.listing.sort)

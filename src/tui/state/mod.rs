@@ -23,7 +23,18 @@ use runs::RunsTab;
 use stats::StatsTab;
 
 /// The four tabs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Tab {
     /// Browse, open and label rollouts.
@@ -38,29 +49,22 @@ pub enum Tab {
 }
 
 impl Tab {
-    /// Every tab, in order.
-    pub const ALL: [Tab; 4] = [Tab::Rollouts, Tab::Runs, Tab::Stats, Tab::Curate];
-
     /// The tab's name.
     pub fn title(self) -> &'static str {
-        match self {
-            Self::Rollouts => "Rollouts",
-            Self::Runs => "Runs",
-            Self::Stats => "Stats",
-            Self::Curate => "Curate",
-        }
+        self.into()
     }
 
     /// The next tab (forward) or the previous one, wrapping around.
     pub fn cycled(self, forward: bool) -> Self {
-        let count = Self::ALL.len();
-        let index = Self::ALL.iter().position(|tab| *tab == self).unwrap_or(0);
+        let all: Vec<Tab> = <Tab as strum::IntoEnumIterator>::iter().collect();
+        let count = all.len();
+        let index = all.iter().position(|tab| *tab == self).unwrap_or(0);
         let next = if forward {
             (index + 1) % count
         } else {
             (index + count - 1) % count
         };
-        Self::ALL[next]
+        all[next]
     }
 }
 

@@ -24,16 +24,15 @@ pub fn draw_top(frame: &mut Frame, area: Rect, app: &App) {
     let theme = &app.theme;
     let keys = area.width >= 90;
     let every_tab = area.width >= 60;
-    let tabs: Vec<Span> = Tab::ALL
-        .iter()
+    let tabs: Vec<Span> = <Tab as strum::IntoEnumIterator>::iter()
         .enumerate()
-        .filter(|(_, tab)| every_tab || **tab == app.tab)
+        .filter(|(_, tab)| every_tab || *tab == app.tab)
         .flat_map(|(index, tab)| {
             let text = match keys {
                 true => format!(" F{} {} ", index + 1, tab.title()),
                 false => format!(" {} ", tab.title()),
             };
-            let style = if *tab == app.tab {
+            let style = if tab == app.tab {
                 theme.selected().add_modifier(Modifier::BOLD)
             } else {
                 theme.style(Tone::Muted)

@@ -148,7 +148,7 @@ pub fn coordinates(summary: &Summary, blind: bool) -> (String, String) {
 fn short_run(run: &str) -> &str {
     match run.split_once('-') {
         Some((kind, number))
-            if RunKind::ALL.iter().any(|k| k.as_str() == kind)
+            if <RunKind as strum::IntoEnumIterator>::iter().any(|k| k.as_str() == kind)
                 && number.starts_with(|c: char| c.is_ascii_digit()) =>
         {
             number
