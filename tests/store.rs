@@ -11,6 +11,8 @@ mod labels;
 mod listing;
 #[path = "store/ranges.rs"]
 mod ranges;
+#[path = "store/schema.rs"]
+mod schema;
 #[path = "store/search.rs"]
 mod search;
 
@@ -322,114 +324,6 @@ fn ids_resolve_from_unique_prefixes() {
         Ok(_) | Err(StoreError::Ambiguous { .. }) | Err(StoreError::NotFound(_))
     ));
     assert!(matches!(store.resolve("zz"), Err(StoreError::Invalid(_))));
-}
-
-#[test]
-fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store");
-    let (store, _) = filled(&path, 30);
-    let failed = Query {
-        filter: Filter {
-            outcome: Some(Outcome::Fail),
-            ..Filter::default()
-        },
-        ..Query::default()
-    };
-    let expected = store.listed_ids(&failed).unwrap();
-    drop(store);
-    {
-        let db = raw_sled(&path);
-        assert_eq!(
-            row_bytes(&db),
-            30 * ROW_ENTRY_BYTES,
-            "a row per trajectory as written"
-        );
-        let blocks: Vec<_> = db.scan_prefix(b"W").keys().map(Result::unwrap).collect();
-        for key in blocks {
-            db.remove(key).unwrap();
-        }
-        db.insert(b"mschema", &1u32.to_be_bytes()).unwrap();
-        db.flush().unwrap();
-    }
-    let store = Store::open(&path).unwrap();
-    assert_eq!(
-        store.schema_version().unwrap(),
-        rollscope::store::SCHEMA_VERSION
-    );
-    assert_eq!(store.listed_ids(&failed).unwrap(), expected);
-    drop(store);
-    let db = raw_sled(&path);
-    assert_eq!(
-        row_bytes(&db),
-        30 * ROW_ENTRY_BYTES,
-        "the migration wrote them"
-    );
-}
-
-/// The store's sled database opened directly, once the store just dropped has let it go:
-/// sled's flusher thread releases the file lock a moment after the last handle is dropped
-/// (the store's own open waits for it the same way).
-fn raw_sled(path: &std::path::Path) -> sled::Db {
-    for _ in 0..100 {
-        match sled::open(path) {
-            Err(sled::Error::Io(error)) if error.to_string().contains("could not acquire lock") => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            result => return result.unwrap(),
-        }
-    }
-    panic!(
-        "{}: sled's lock still held after two seconds",
-        path.display()
-    );
-}
-
-/// Bytes of a listing row in its block: the low byte of its sequence number, its id, its flags.
-const ROW_ENTRY_BYTES: usize = 10;
-
-/// Bytes of every block of listing rows (key prefix `W`).
-fn row_bytes(db: &sled::Db) -> usize {
-    db.scan_prefix(b"W")
-        .map(|entry| entry.unwrap().1.len())
-        .sum()
-}
-
-#[test]
-fn schema_versions_are_checked_and_old_stores_migrate() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("store");
-    let (store, trajectories) = filled(&path, 12);
-    drop(store);
-    {
-        let db = raw_sled(&path);
-        db.remove(b"mschema").unwrap();
-        for key in db.scan_prefix(b"s").keys() {
-            db.remove(key.unwrap()).unwrap();
-        }
-        db.flush().unwrap();
-    }
-    let store = Store::open(&path).unwrap();
-    assert_eq!(
-        store.schema_version().unwrap(),
-        rollscope::store::SCHEMA_VERSION
-    );
-    assert_eq!(
-        store.trajectory_count().unwrap(),
-        12,
-        "summaries rebuilt by the migration"
-    );
-    assert_eq!(all(&store, Filter::default())[0].id, trajectories[0].id);
-    drop(store);
-    {
-        let db = raw_sled(&path);
-        db.insert(b"mschema", &99u32.to_be_bytes()).unwrap();
-        db.flush().unwrap();
-    }
-    assert!(matches!(
-        Store::open(&path),
-        Err(StoreError::NewerSchema { found: 99, .. })
-    ));
 }
 
 #[test]

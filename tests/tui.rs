@@ -40,6 +40,8 @@ mod settings;
 mod snapshots;
 #[path = "tui/step_cursor.rs"]
 mod step_cursor;
+#[path = "tui/token_spelling.rs"]
+mod token_spelling;
 #[path = "tui/transcript.rs"]
 mod transcript;
 #[path = "tui/update_annotate.rs"]

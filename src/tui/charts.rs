@@ -169,19 +169,7 @@ pub fn points(rows: &[MetricsRow], metric: &Metric) -> Points {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
-
-    fn row(step: u64, values: &[(&str, f64)]) -> MetricsRow {
-        MetricsRow {
-            run: "r".into(),
-            step,
-            time: 0,
-            values: values
-                .iter()
-                .map(|(name, value)| (name.to_string(), *value))
-                .collect::<BTreeMap<_, _>>(),
-        }
-    }
+    use crate::tui::series::tests::row;
 
     #[test]
     fn final_and_best_know_which_way_is_better() {

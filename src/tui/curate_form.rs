@@ -3,6 +3,7 @@
 //! through the engine.
 
 use super::action::Action;
+use super::cycle::cycled;
 use super::filter_expr;
 use crate::curate::labels::LabelKinds;
 use crate::curate::{ExportRequest, SelectionPreview, SelectionRules};
@@ -214,16 +215,6 @@ fn step_min_prm(value: Option<f64>, forward: bool) -> Option<f64> {
     (next > 0).then(|| next.min(10) as f64 / 10.0)
 }
 
-fn cycle<T: Copy + PartialEq>(all: &[T], current: T, forward: bool) -> T {
-    let index = all.iter().position(|item| *item == current).unwrap_or(0);
-    let next = if forward {
-        (index + 1) % all.len()
-    } else {
-        (index + all.len() - 1) % all.len()
-    };
-    all[next]
-}
-
 impl CurateForm {
     /// The source filter, or why it does not parse.
     pub fn filter(&self) -> Result<Filter, String> {
@@ -348,14 +339,14 @@ impl CurateForm {
             Field::Dedup => rules.dedup = !rules.dedup,
             Field::Balance => rules.balance_difficulty = !rules.balance_difficulty,
             Field::Format => {
-                self.format = cycle(&FORMATS, self.format, forward);
+                self.format = cycled(&FORMATS, self.format, forward);
                 if !self.path_typed {
                     self.path = format_path(self.format);
                 }
                 return FormOutcome::Nothing;
             }
             Field::Arguments => {
-                self.arguments = cycle(
+                self.arguments = cycled(
                     &<ToolArguments as strum::IntoEnumIterator>::iter().collect::<Vec<_>>(),
                     self.arguments,
                     forward,

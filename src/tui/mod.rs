@@ -8,6 +8,7 @@ pub mod app;
 pub mod charts;
 pub mod content;
 pub mod curate_form;
+pub mod cycle;
 pub mod filter_expr;
 pub mod fork_lines;
 pub mod help_page;

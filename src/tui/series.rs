@@ -148,7 +148,7 @@ pub fn latest(points: &[(f64, f64)]) -> Option<f64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -175,7 +175,8 @@ mod tests {
     }
     use std::collections::BTreeMap;
 
-    fn row(step: u64, values: &[(&str, f64)]) -> MetricsRow {
+    /// A metrics row of run `r` at `step` with `values` (NaN kept, unlike training's rows).
+    pub(crate) fn row(step: u64, values: &[(&str, f64)]) -> MetricsRow {
         MetricsRow {
             run: "r".into(),
             step,

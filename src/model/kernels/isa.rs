@@ -29,12 +29,15 @@ pub const ISA_ENV: &str = "ROLLSCOPE_ISA";
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum IsaError {
     /// The name is none of the three.
-    #[error("unknown instruction set `{0}`: use avx512, avx2 or portable")]
+    #[error(
+        "unknown instruction set `{0}`: use {choices}",
+        choices = Isa::listed(&Isa::iter().collect::<Vec<_>>(), "or")
+    )]
     Unknown(String),
     /// This CPU, or this build, cannot run it.
     #[error(
         "this machine cannot run {asked}: {reason}; it runs {}",
-        Isa::names(&Isa::available())
+        Isa::listed(&Isa::available(), "and")
     )]
     Unavailable {
         /// The instruction set asked for.
@@ -106,11 +109,13 @@ impl Isa {
         }
     }
 
-    /// `a, b and c` for a list of instruction sets.
-    fn names(isas: &[Isa]) -> String {
+    /// `a, b and c` (or `a, b or c`) for a list of instruction sets.
+    fn listed(isas: &[Isa], conjunction: &str) -> String {
         let names: Vec<&str> = isas.iter().map(|isa| isa.name()).collect();
         match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("{} {conjunction} {last}", rest.join(", "))
+            }
             _ => names.join(""),
         }
     }

@@ -5,6 +5,7 @@ use crate::curate::{AuditOptions, Finding};
 use crate::engine::{Command, Listing, LoadedTrajectory, Tag, Window};
 use crate::store::{Outcome as Verdict, SortKey, Summary};
 use crate::trajectory::TrajectoryId;
+use crate::tui::cycle::cycled;
 use crate::tui::outcome::Outcome;
 use crate::tui::tags::Tags;
 use std::collections::{BTreeMap, BTreeSet};
@@ -303,12 +304,8 @@ impl ListState {
     /// The next sort key (and the listing that goes with it).
     pub fn next_sort(&self) -> Listing {
         let keys: Vec<SortKey> = <SortKey as strum::IntoEnumIterator>::iter().collect();
-        let position = keys
-            .iter()
-            .position(|key| *key == self.listing.sort)
-            .unwrap_or(0);
         let mut listing = self.listing.clone();
-        listing.sort = keys[(position + 1) % keys.len()];
+        listing.sort = cycled(&keys, self.listing.sort, true);
         listing.descending = matches!(listing.sort, SortKey::Reward | SortKey::Turns);
         listing
     }

@@ -57,14 +57,7 @@ impl Tab {
     /// The next tab (forward) or the previous one, wrapping around.
     pub fn cycled(self, forward: bool) -> Self {
         let all: Vec<Tab> = <Tab as strum::IntoEnumIterator>::iter().collect();
-        let count = all.len();
-        let index = all.iter().position(|tab| *tab == self).unwrap_or(0);
-        let next = if forward {
-            (index + 1) % count
-        } else {
-            (index + count - 1) % count
-        };
-        all[next]
+        crate::tui::cycle::cycled(&all, self, forward)
     }
 }
 

@@ -11,11 +11,12 @@ use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{TextLine, Tone};
 use crate::tui::search_hits;
-use crate::tui::state::open_trajectory::Builder;
 pub use crate::tui::state::open_trajectory::OpenTrajectory;
-use crate::tui::state::transcript::{Place, Source, Transcript, laid_out};
+use crate::tui::state::transcript::{Place, Transcript, laid_out};
 use crate::tui::token_text::TokenLayout;
 use std::sync::Arc;
+
+mod scroll;
 
 /// What the token view shades tokens by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -359,50 +360,6 @@ impl TrajectoryState {
             _ => return Outcome::Ignored,
         }
         Outcome::Commands(Vec::new())
-    }
-}
-
-impl TrajectoryState {
-    /// Scrolls the whole conversation; the turn at the top becomes the current one (`End`
-    /// makes the last turn current).
-    fn scroll_transcript(&mut self, action: Action) {
-        let page = self.page.max(1);
-        self.with_source(|transcript, source| {
-            let top = transcript.top;
-            let place = match action {
-                Action::Down => transcript.forward(source, top, 1),
-                Action::Up => transcript.backward(source, top, 1),
-                Action::PageDown => transcript.forward(source, top, page),
-                Action::PageUp => transcript.backward(source, top, page),
-                Action::Bottom => transcript.last_top(source, page),
-                _ => Place::default(),
-            };
-            transcript.scroll_to(source, place, page);
-        });
-        let top = self.transcript.top.section;
-        let sections = self.open.as_ref().map_or(0, |open| open.sections.len());
-        self.section = match action {
-            Action::Bottom => sections.saturating_sub(2).max(top),
-            _ => top,
-        };
-    }
-
-    /// Runs `work` on the transcript and the open trajectory's sections (built as laid out).
-    fn with_source(&mut self, work: impl FnOnce(&mut Transcript, &mut Source)) {
-        let (Some(open), Some(highlighter)) = (self.open.as_deref_mut(), &self.highlighter) else {
-            return;
-        };
-        let mut builder = Builder {
-            open,
-            highlighter,
-            marks: self.marks.as_ref(),
-        };
-        let mut source = Source {
-            sections: &mut builder,
-            columns: self.columns,
-            unfolded: self.unfolded,
-        };
-        work(&mut self.transcript, &mut source);
     }
 }
 
