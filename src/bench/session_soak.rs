@@ -1,5 +1,5 @@
 //! The session soak: three clients list, read and label for minutes on one session while a
-//! real `rollscope train grpo` process trains in it; at the end every acknowledged label is
+//! real GRPO run, launched as the TUI launches one, trains in it in a process of its own; at the end every acknowledged label is
 //! checked (the last note each client wrote on each trajectory), the run's rows and
 //! rollouts are counted, and the server's memory is reported as it went.
 

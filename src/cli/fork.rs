@@ -6,6 +6,7 @@ use super::Cli;
 use super::filter_args::FilterArgs;
 use super::model::{RuntimeArgs, load_model};
 use crate::agent::rollout::Edit;
+use crate::engine::ForkLaunch;
 use crate::run::{
     ForkJob, ForkOutcome, ForkTurns, JobPolicy, ParentForks, fork_policy_dir, load_parents,
     run_fork_job,
@@ -87,8 +88,74 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
              (--observation K=TEXT continues from turn K+1)"
         ),
     };
-    let context = super::train::run_context(cli, &args.runtime)?;
-    let parents = load_parents(&context.store, &parent_ids(cli, &context.store, args)?)?;
+    let request = ForkRequest {
+        turns,
+        edits,
+        n: args.n,
+        seed: args.seed,
+        temperature: args.temperature,
+        endpoint: args
+            .endpoint
+            .as_deref()
+            .map(|url| (url, args.model.as_str())),
+        policy: args.policy.as_deref(),
+        runtime: &args.runtime,
+    };
+    run_forks(cli, &request, |store| parent_ids(cli, store, args))
+}
+
+/// A fork launched from a TUI (a job spec): one trajectory from one turn, its tool result
+/// before that turn optionally replaced.
+pub(super) fn fork_launch(
+    cli: &Cli,
+    launch: &ForkLaunch,
+    runtime: &RuntimeArgs,
+) -> anyhow::Result<()> {
+    let edits = launch
+        .observation
+        .iter()
+        .map(|text| Edit::Observation {
+            turn: launch.turn.saturating_sub(1),
+            call: 0,
+            text: text.clone(),
+        })
+        .collect();
+    let request = ForkRequest {
+        turns: ForkTurns::One(launch.turn),
+        edits,
+        n: launch.n,
+        seed: 0,
+        temperature: None,
+        endpoint: None,
+        policy: launch.policy.as_deref(),
+        runtime,
+    };
+    run_forks(cli, &request, |_| Ok(vec![launch.id]))
+}
+
+/// What to fork with, whoever asked.
+struct ForkRequest<'a> {
+    turns: ForkTurns,
+    edits: Vec<Edit>,
+    n: usize,
+    seed: u64,
+    temperature: Option<f64>,
+    /// An OpenAI-compatible endpoint and its model's name, instead of a local policy.
+    endpoint: Option<(&'a str, &'a str)>,
+    /// A model folder or a step of the trajectory's run.
+    policy: Option<&'a str>,
+    runtime: &'a RuntimeArgs,
+}
+
+/// Forks the trajectories `parents` picks from the store, with a progress bar, and prints
+/// the success rates.
+fn run_forks(
+    cli: &Cli,
+    request: &ForkRequest<'_>,
+    parents: impl FnOnce(&crate::store::Store) -> anyhow::Result<Vec<TrajectoryId>>,
+) -> anyhow::Result<()> {
+    let context = super::train::run_context(cli, request.runtime)?;
+    let parents = load_parents(&context.store, &parents(&context.store)?)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -102,23 +169,20 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
     };
     let mut job = ForkJob {
         parents,
-        turns,
-        edits,
-        n: args.n,
-        seed: args.seed,
-        temperature: args.temperature,
+        turns: request.turns.clone(),
+        edits: request.edits.clone(),
+        n: request.n,
+        seed: request.seed,
+        temperature: request.temperature,
         policy_version: None,
     };
-    let outcome = match &args.endpoint {
-        Some(url) => {
-            let policy = JobPolicy::Endpoint {
-                url,
-                model: &args.model,
-            };
+    let outcome = match request.endpoint {
+        Some((url, model)) => {
+            let policy = JobPolicy::Endpoint { url, model };
             run_fork_job(&context, &job, policy, &mut on_progress)
         }
         None => {
-            let (dir, version) = match args.policy.as_deref() {
+            let (dir, version) = match request.policy {
                 Some(step) if step.parse::<u64>().is_ok() => {
                     fork_policy_dir(&context, &job.parents, step.parse().ok())?
                 }
@@ -126,7 +190,7 @@ pub fn fork(cli: &Cli, args: &ForkArgs) -> anyhow::Result<()> {
                 None => fork_policy_dir(&context, &job.parents, None)?,
             };
             job.policy_version = version;
-            let model = load_model(&dir, &args.runtime)?;
+            let model = load_model(&dir, request.runtime)?;
             let policy = JobPolicy::Local {
                 model: &model,
                 dir: &dir,

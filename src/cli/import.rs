@@ -8,6 +8,9 @@ use clap::Args;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// Seconds between a follow's polls unless `--every` says otherwise.
+pub(super) const FOLLOW_EVERY_SECONDS: f64 = 0.5;
+
 /// Arguments of `rollscope import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
@@ -26,7 +29,7 @@ pub struct ImportArgs {
     #[arg(long)]
     pub follow: bool,
     /// Seconds between polls when following.
-    #[arg(long, default_value_t = 0.5, requires = "follow", value_parser = parse_seconds)]
+    #[arg(long, default_value_t = FOLLOW_EVERY_SECONDS, requires = "follow", value_parser = parse_seconds)]
     pub every: f64,
 }
 

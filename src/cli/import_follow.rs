@@ -1,20 +1,27 @@
 //! `rollscope import --follow`: another stack's run read as it is written.
 
 use super::Cli;
-use super::import::ImportArgs;
+use crate::formats::Format;
 use crate::ingest::{FollowPoll, Follower};
 use crate::run::{RequestFollower, RunControl};
 use crate::trajectory::RunStatus;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often a wait between polls looks whether it should end.
 const TICK: Duration = Duration::from_millis(100);
 
-/// Follows the paths until Ctrl-C (or a stop asked from the TUI or `rollscope runs stop`).
-pub fn follow(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
+/// Follows `files` (in `format`, else detected), polling every `every` seconds, until Ctrl-C
+/// (or a stop asked from the TUI or `rollscope runs stop`).
+pub fn follow(
+    cli: &Cli,
+    files: &[PathBuf],
+    format: Option<Format>,
+    every: f64,
+) -> anyhow::Result<()> {
     let store = Arc::new(cli.create_store()?);
-    let mut follower = Follower::start(&store, &args.files, args.format)?;
+    let mut follower = Follower::start(&store, files, format)?;
     let run = follower.run().to_string();
     let control = RunControl::new();
     let _requests = RequestFollower::start(Arc::clone(&store), &run, control.clone())?;
@@ -28,7 +35,7 @@ pub fn follow(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
         eprintln!(
             "following {} as run {run}, every {} s; Ctrl-C stops (the same command resumes)",
             roots.join(", "),
-            args.every
+            every
         );
     }
     let mut paused = false;
@@ -46,7 +53,7 @@ pub fn follow(cli: &Cli, args: &ImportArgs) -> anyhow::Result<()> {
             let poll = follower.poll(&store)?;
             print_poll(cli, &run, &poll);
         }
-        let next = Instant::now() + Duration::from_secs_f64(args.every);
+        let next = Instant::now() + Duration::from_secs_f64(every);
         while Instant::now() < next && !control.stopping() {
             std::thread::sleep(TICK.min(next.saturating_duration_since(Instant::now())));
         }

@@ -2,13 +2,13 @@
 //! while the first start's work (the embedded model, the cold start's SFT runs with their
 //! evaluations, then the GRPO preset) runs as a background job of the session, live in the
 //! Runs tab. `--headless` does that work in the foreground with progress in the terminal
-//! and prints the figures (the background job is `rollscope --headless` in a session of its
-//! own). Later starts skip what the main job finished.
+//! and prints the figures (the background job does the same work in a session of its own,
+//! launched as a job spec: `engine::Start::MainJob`). Later starts skip what the main job finished.
 
 use super::Cli;
 use super::run_progress::CliProgress;
 use super::train::run_context;
-use crate::engine::{JobLauncher, session_args};
+use crate::engine::{ComputeDevice, JobLauncher, Start};
 use crate::run::{
     ColdStartEvent, EvalFigures, GoalCheck, MainJobLock, RunOutcome, cold_start, cold_start_goals,
     grpo_goal, latest_sft_eval, main_job_grpo, main_job_grpo_eval, main_job_remaining,
@@ -31,20 +31,20 @@ pub fn main_job(cli: &Cli) -> anyhow::Result<()> {
     crate::tui::run(&paths, store, false, notice)
 }
 
-/// Starts `rollscope --headless` for the session in the background unless a main job runs
-/// already; says what runs for the status bar.
+/// Starts the main job (`rollscope --headless`'s work) for the session in the background
+/// unless a main job runs already; says what runs for the status bar.
 fn start_in_background(cli: &Cli, paths: &SessionPaths, next: &str) -> anyhow::Result<String> {
     if MainJobLock::try_acquire(paths)?.is_none() {
         return Ok(format!(
             "the main job runs in another process ({next}); the Runs tab (F2) follows it"
         ));
     }
-    let jobs = paths.dir.join("jobs");
-    std::fs::create_dir_all(&jobs)?;
-    let log = jobs.join(format!("main-job-{}.log", crate::trajectory::now_millis()));
-    let mut args = session_args(paths);
-    args.extend(["--seed".into(), cli.seed.to_string(), "--headless".into()]);
-    let child = JobLauncher::this_program()?.spawn_detached(&args, &log)?;
+    let launched = JobLauncher::this_program()?.launch(
+        paths,
+        &Start::MainJob { seed: cli.seed },
+        ComputeDevice::Cpu,
+    )?;
+    let (child, log) = (launched.child, launched.log);
     Ok(format!(
         "the main job started in the background (process {}): {next} first; the Runs tab (F2) \
          shows it live; log {}",
@@ -54,7 +54,7 @@ fn start_in_background(cli: &Cli, paths: &SessionPaths, next: &str) -> anyhow::R
 }
 
 /// `rollscope --headless`: the main job in the foreground, figures printed.
-fn headless(cli: &Cli) -> anyhow::Result<()> {
+pub(super) fn headless(cli: &Cli) -> anyhow::Result<()> {
     let paths = cli.session_paths()?;
     let Some(_lock) = MainJobLock::try_acquire(&paths)? else {
         anyhow::bail!(

@@ -18,6 +18,7 @@ mod fork;
 mod import;
 mod import_follow;
 mod inspect;
+mod job;
 mod labels;
 mod main_job;
 mod model;
@@ -175,6 +176,10 @@ pub enum Command {
     /// The session server every command talks to (started by them, never by hand).
     #[command(name = crate::store::SERVER_SUBCOMMAND, hide = true)]
     SessionServer(session_server::SessionServerArgs),
+    /// A job the TUI or the main job launched in the background, from the spec it wrote
+    /// (started by them, never by hand).
+    #[command(name = crate::engine::JOB_COMMAND, hide = true)]
+    Job(job::JobArgs),
     /// Fill the session with synthetic GRPO rollouts, tasks, a run and its metrics.
     DemoData(tui::DemoDataArgs),
 }
@@ -229,7 +234,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match &cli.command {
         None => main_job::main_job(&cli),
         Some(Command::Tui(args)) => tui::tui(&cli, args),
-        Some(Command::Import(args)) if args.follow => import_follow::follow(&cli, args),
+        Some(Command::Import(args)) if args.follow => {
+            import_follow::follow(&cli, &args.files, args.format, args.every)
+        }
         Some(Command::Import(args)) => import::import(&cli, args),
         Some(Command::Export(args)) => data::export(&cli, args),
         Some(Command::List(args)) => data::list(&cli, args),
@@ -261,5 +268,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Eval(args)) => train::eval(&cli, args),
         Some(Command::Loop(args)) => badcase_loop::badcase_loop(&cli, args),
         Some(Command::SessionServer(args)) => session_server::session_server(args),
+        Some(Command::Job(args)) => job::job(&cli, args),
     }
 }

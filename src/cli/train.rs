@@ -6,8 +6,9 @@ use super::model::{RuntimeArgs, load_model};
 use super::run_progress::CliProgress;
 use crate::agent::tasks::TaskSetSpec;
 use crate::run::{
-    ConfigSource, EvalJob, EvalJobOutcome, RunContext, RunControl, RunOutcome, SFT_PRESET,
-    SftSource, evaluate_model, resume_grpo, resume_sft, run_configs, train_grpo, train_sft,
+    ConfigSource, EvalJob, EvalJobOutcome, RunConfig, RunContext, RunControl, RunOutcome,
+    SFT_PRESET, SftSource, SweepPoint, evaluate_model, resume_grpo, resume_sft, run_configs,
+    train_grpo, train_sft,
 };
 use crate::trajectory::{RunKind, RunStatus};
 use anyhow::Context;
@@ -83,14 +84,7 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
         TrainCommand::Grpo(args) => (RunKind::Grpo, args),
     };
     if let Some(run) = &args.resume {
-        let context = run_context(cli, &args.runtime)?;
-        let mut progress = CliProgress::new(cli.json);
-        let outcome = match kind {
-            RunKind::Sft => resume_sft(&context, run, &mut |e| progress.on_event(e)),
-            _ => resume_grpo(&context, run, &mut |e| progress.on_event(e)),
-        };
-        progress.finish();
-        return report(cli, &[outcome?]);
+        return resume(cli, kind, run, &args.runtime);
     }
     anyhow::ensure!(
         args.from.is_none() || kind == RunKind::Sft,
@@ -104,18 +98,31 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
             export.display()
         );
     }
-    let configs = run_configs(&ConfigSource {
+    let mut configs = run_configs(&ConfigSource {
         origin: &origin,
         text: &text,
         sets: &args.set,
         sweeps: &args.sweep,
     })?;
-    let context = run_context(cli, &args.runtime)?;
-    let mut outcomes = Vec::new();
-    for (point, mut config) in configs {
-        if let Some(export) = &args.from {
+    if let Some(export) = &args.from {
+        for (_, config) in &mut configs {
             config.sft.source = SftSource::File(export.clone());
         }
+    }
+    train_configs(cli, kind, configs, &args.runtime)
+}
+
+/// Trains a run of `kind` for each config (the points of a sweep one after another, until
+/// one does not finish), then prints the outcomes.
+pub(super) fn train_configs(
+    cli: &Cli,
+    kind: RunKind,
+    configs: Vec<(SweepPoint, RunConfig)>,
+    runtime: &RuntimeArgs,
+) -> anyhow::Result<()> {
+    let context = run_context(cli, runtime)?;
+    let mut outcomes = Vec::new();
+    for (point, config) in configs {
         if !point.is_empty() {
             eprintln!("sweep point: {}", point.describe());
         }
@@ -133,6 +140,23 @@ pub fn train(cli: &Cli, command: &TrainCommand) -> anyhow::Result<()> {
         }
     }
     report(cli, &outcomes)
+}
+
+/// Continues run `run` of `kind` from its latest checkpoint, then prints the outcome.
+pub(super) fn resume(
+    cli: &Cli,
+    kind: RunKind,
+    run: &str,
+    runtime: &RuntimeArgs,
+) -> anyhow::Result<()> {
+    let context = run_context(cli, runtime)?;
+    let mut progress = CliProgress::new(cli.json);
+    let outcome = match kind {
+        RunKind::Sft => resume_sft(&context, run, &mut |e| progress.on_event(e)),
+        _ => resume_grpo(&context, run, &mut |e| progress.on_event(e)),
+    };
+    progress.finish();
+    report(cli, &[outcome?])
 }
 
 /// The text of a run config and where it came from: the file given, else the preset

@@ -22,7 +22,7 @@ mod worker;
 pub use activity::Activity;
 pub use command::{Command, GroupKey, LabelDraft, Listing, Tag};
 pub use device::ComputeDevice;
-pub use launch::{ForkLaunch, JobLauncher, Launched, Start, session_args};
+pub use launch::{ForkLaunch, JOB_COMMAND, JobLauncher, JobSpec, Launched, Start};
 pub use overview::Overview;
 pub use spelling::{SpellingSource, TokenSpellings, visible};
 pub use update::{EngineState, ExportProgress, LoadedGroup, LoadedTrajectory, Update, Window};

@@ -108,6 +108,7 @@ fn checked(store: &Store, paths: &SessionPaths, start: Start) -> anyhow::Result<
             );
             Ok(Start::Fork(fork))
         }
+        Start::MainJob { seed } => Ok(Start::MainJob { seed }),
         Start::Resume(run) => {
             let info = stored_run(store, &run)?;
             anyhow::ensure!(

@@ -1,6 +1,6 @@
 //! The engine trains in background processes: a real GRPO run of a tiny embedded model in a
-//! temporary session, launched through the engine's channels into a `rollscope train grpo`
-//! process of its own, paused, resumed, stopped, resumed again, killed and resumed to the
+//! temporary session, launched through the engine's channels into a process of its own (the
+//! hidden `rollscope job` reading the typed spec the engine wrote), paused, resumed, stopped, resumed again, killed and resumed to the
 //! end, every step seen through the store as another TUI would see it; and the launches the
 //! engine refuses at once.
 
@@ -91,6 +91,8 @@ fn launched(updates: &Receiver<Update>) -> u32 {
     wait_for(updates, |update| match update {
         Update::Launched { pid, log } => {
             assert!(log.is_file(), "{} holds the run's output", log.display());
+            let spec = rollscope::engine::JobSpec::read(&log.with_extension("json")).unwrap();
+            assert_eq!(spec.session, "s", "the spec names the session");
             Some(*pid)
         }
         _ => None,
