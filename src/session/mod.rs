@@ -172,6 +172,9 @@ pub struct SessionConfig {
     /// The session's own error kinds, keys `5`–`9` (`[[labels]]`).
     #[serde(skip_serializing_if = "LabelKinds::is_empty")]
     pub labels: LabelKinds,
+    /// Lines of each prompt message (the task) the trajectory view shows before folding the
+    /// rest (`z` unfolds it; `:fold N` changes it for the TUI's run) [default: 12].
+    pub task_lines: Option<usize>,
     /// The group that may read the session's files (`rollscope sessions share GROUP`); none:
     /// its owner's alone.
     pub share: Option<String>,

@@ -15,8 +15,16 @@ use crate::engine::LoadedTrajectory;
 use crate::text::reasoning_parts;
 use crate::trajectory::{Message, Role, StepLocation, Trajectory};
 
-/// Lines of a prompt message shown before the rest folds away.
-const PROMPT_SHOWN_LINES: usize = 12;
+/// Lines of each prompt message (the task) shown before the rest folds away (`z` unfolds
+/// it); a session chooses (`task_lines` in session.toml, `:fold N` in the TUI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskLines(pub usize);
+
+impl Default for TaskLines {
+    fn default() -> Self {
+        Self(12)
+    }
+}
 
 /// A prompt message folds only when it hides at least this many lines more.
 const PROMPT_FOLD_LEAST: usize = 4;
@@ -31,7 +39,9 @@ pub fn sections(
     let steps = loaded.trajectory.steps();
     let mut sections = super::outline::outline(&loaded.trajectory, &steps);
     for content in &mut sections {
-        content.lines = section_lines(loaded, highlighter, blind, &steps, content.section);
+        let section = content.section;
+        let task_lines = TaskLines::default();
+        content.lines = section_lines(loaded, highlighter, blind, task_lines, &steps, section);
         content.built = true;
     }
     sections
@@ -42,6 +52,7 @@ pub fn section_lines(
     loaded: &LoadedTrajectory,
     highlighter: &Highlighter,
     blind: bool,
+    task_lines: TaskLines,
     steps: &[StepLocation],
     section: Section,
 ) -> Vec<TextLine> {
@@ -53,7 +64,7 @@ pub fn section_lines(
             } else {
                 prose(fork_lines::origin_lines(trajectory))
             };
-            prompt.extend(prompt_lines(loaded));
+            prompt.extend(prompt_lines(loaded, task_lines));
             prompt
         }
         Section::Step(index) => step_lines(trajectory, highlighter, blind, steps, index),
@@ -194,9 +205,10 @@ pub fn fold_blocks(lines: &[TextLine], unfolded: bool) -> Vec<TextLine> {
     shown
 }
 
-/// The prompt: each message under its role, a long one folded after its first lines; then
-/// the task's ground truth, reference solution and where it comes from.
-fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<TextLine> {
+/// The prompt: each message under its role, a long one folded after its first `task_lines`;
+/// then the task's ground truth, reference solution and where it comes from.
+fn prompt_lines(loaded: &LoadedTrajectory, task_lines: TaskLines) -> Vec<TextLine> {
+    let TaskLines(shown_lines) = task_lines;
     let mut shown = Vec::new();
     for message in loaded.trajectory.prompt_messages() {
         shown.extend(prose(vec![vec![piece(
@@ -204,8 +216,8 @@ fn prompt_lines(loaded: &LoadedTrajectory) -> Vec<TextLine> {
             message.role.as_str(),
         )]]));
         let mut body = prose(paragraph(Tone::Dim, &message.content));
-        if body.len() > PROMPT_SHOWN_LINES + PROMPT_FOLD_LEAST {
-            for line in &mut body[PROMPT_SHOWN_LINES..] {
+        if body.len() > shown_lines + PROMPT_FOLD_LEAST {
+            for line in &mut body[shown_lines..] {
                 line.fold = Fold::LongText;
             }
         }

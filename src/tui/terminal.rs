@@ -2,6 +2,7 @@
 //! restoring everything on exit, Ctrl-C or panic.
 
 use super::app::{App, AppConfig, Msg};
+use super::content::TaskLines;
 use super::keymap::Keymap;
 use super::memory::Remembered;
 use super::theme::{BUILT_IN, Theme};
@@ -22,6 +23,9 @@ pub fn session_app_config(paths: &SessionPaths, viewport: Rect) -> anyhow::Resul
     let config = paths.load_config()?;
     let mut app_config = AppConfig::new(&paths.name, viewport);
     app_config.label_kinds = config.labels.clone();
+    if let Some(lines) = config.task_lines {
+        app_config.task_lines = TaskLines(lines);
+    }
     if let Some(name) = &config.theme {
         let built_in = BUILT_IN.iter().any(|(built_in, _)| built_in == name);
         let in_session = paths.dir.join(name);

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use crate::snapshots::snapshot;
+use crossterm::event::KeyCode;
 use rollscope::trajectory::Trajectory;
 use rollscope::tui::{Action, App};
 
@@ -157,24 +158,36 @@ fn rendered_transcripts_at_80x24_and_200x60() {
 }
 
 #[test]
-fn a_long_system_prompt_folds_after_its_first_lines_until_z() {
+fn a_long_system_prompt_folds_after_its_first_lines_until_z_at_the_height_chosen() {
     let trajectory = imported("6e44b9__sweagenttestrepo-1c2844.traj");
     let system_lines = trajectory.messages[0].content.lines().count();
     assert!(system_lines > 16, "the fixture's system prompt is long");
     let mut app = crate::content::opened(trajectory, 120, 40);
     act(&mut app, &[Action::Top]);
-    let screen = render(&app);
-    let folded = screen
-        .lines()
-        .find(|line| line.contains("more lines folded (z unfolds)"))
-        .unwrap_or_else(|| panic!("{screen}"));
-    let hidden: usize = folded
-        .split("▸ ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|count| count.parse().ok())
-        .expect("a count of folded lines");
-    assert_eq!(hidden, system_lines - 12, "{folded}");
+    let hidden = |app: &App| -> usize {
+        let screen = render(app);
+        let folded = screen
+            .lines()
+            .find(|line| line.contains("more lines folded (z unfolds)"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        folded
+            .split("▸ ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|count| count.parse().ok())
+            .expect("a count of folded lines")
+    };
+    assert_eq!(hidden(&app), system_lines - 12, "12 lines by default");
+    type_text(&mut app, ":fold 5");
+    app.update(key(KeyCode::Enter));
+    assert_eq!(hidden(&app), system_lines - 5, "`:fold 5` shows five");
+    type_text(&mut app, ":fold many");
+    app.update(key(KeyCode::Enter));
+    let notice = app.status.notice.as_ref().map(|notice| notice.text.clone());
+    assert!(
+        notice.is_some_and(|text| text.contains("N is a number of lines (now 5)")),
+        "a height that is no number is refused"
+    );
     act(&mut app, &[Action::Fold]);
     assert!(!render(&app).contains("more lines folded"));
 }

@@ -16,6 +16,7 @@ pub use prompt_commands::COMMANDS;
 
 use super::action::{Action, Scope};
 use super::annotate::{BadcaseQueue, PendingNote, UndoStack};
+use super::content::TaskLines;
 use super::help_page::{HelpPage, view_keys};
 use super::keymap::Keymap;
 use super::layout;
@@ -74,6 +75,8 @@ pub struct AppConfig {
     pub remembered: Option<Remembered>,
     /// The error kinds to label with: the four and the session's own (keys `5`–`9`).
     pub label_kinds: LabelKinds,
+    /// Lines of each prompt message shown before the rest folds.
+    pub task_lines: TaskLines,
 }
 
 impl AppConfig {
@@ -90,6 +93,7 @@ impl AppConfig {
             annotator: None,
             remembered: None,
             label_kinds: LabelKinds::default(),
+            task_lines: TaskLines::default(),
         }
     }
 }
@@ -171,6 +175,7 @@ impl App {
         };
         app.tabs.rollouts.list.height = layout::list_rows(app.viewport);
         app.tabs.rollouts.blind = config.blind;
+        app.tabs.rollouts.trajectory.task_lines = config.task_lines;
         app.tabs.curate.form.label_kinds = app.label_kinds.clone();
         app
     }

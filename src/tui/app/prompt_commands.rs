@@ -3,12 +3,13 @@
 use super::{App, Tab};
 use crate::engine::{Command, Listing};
 use crate::store::{SortKey, check_query};
+use crate::tui::content::TaskLines;
 use crate::tui::filter_expr;
 use crate::tui::prompt::{Prompt, PromptKind};
 use crate::tui::theme::{BUILT_IN, Theme};
 
 /// The `:` commands, for the help overlay.
-pub const COMMANDS: [(&str, &str); 10] = [
+pub const COMMANDS: [(&str, &str); 11] = [
     (
         ":open ID",
         "open a trajectory by id (a unique prefix is enough)",
@@ -30,6 +31,10 @@ pub const COMMANDS: [(&str, &str); 10] = [
     (
         ":theme NAME",
         "dark light high-contrast (or the session's theme)",
+    ),
+    (
+        ":fold N",
+        "show N lines of each prompt message (the task) before folding",
     ),
     (
         ":follow PATH…",
@@ -113,6 +118,22 @@ impl App {
             },
             "sort" | "s" => self.sort_command(rest),
             "follow" => self.follow(rest),
+            "fold" => {
+                match rest.parse::<usize>() {
+                    Ok(lines) => {
+                        let trajectory = &mut self.tabs.rollouts.trajectory;
+                        trajectory.set_task_lines(TaskLines(lines));
+                        self.notify(format!(
+                            "prompt messages fold after {lines} lines (z unfolds)"
+                        ));
+                    }
+                    Err(_) => self.warn(format!(
+                        "`:fold N`: N is a number of lines (now {}), not `{rest}`",
+                        self.tabs.rollouts.trajectory.task_lines.0
+                    )),
+                }
+                Vec::new()
+            }
             "audit" if self.tabs.rollouts.blind => {
                 self.notify(super::BLIND_ONLY);
                 Vec::new()

@@ -4,7 +4,7 @@
 use crate::engine::LoadedTrajectory;
 use crate::store::TextHits;
 use crate::trajectory::{StepLocation, Trajectory};
-use crate::tui::content::{SectionContent, section_lines};
+use crate::tui::content::{SectionContent, TaskLines, section_lines};
 use crate::tui::highlight::Highlighter;
 use crate::tui::rich::TextLine;
 use crate::tui::search_hits;
@@ -21,12 +21,26 @@ pub struct OpenTrajectory {
     pub steps: Vec<StepLocation>,
     /// Whether it is shown for blind labelling (no fork origins, branches or advantage).
     pub blind: bool,
+    /// Lines of each prompt message shown before the rest folds.
+    pub task_lines: TaskLines,
 }
 
 impl OpenTrajectory {
     /// The trajectory.
     pub fn trajectory(&self) -> &Trajectory {
         &self.loaded.trajectory
+    }
+
+    /// Folds the prompt's messages after `task_lines` lines from now on (the prompt is
+    /// built again when next shown).
+    pub fn set_task_lines(&mut self, task_lines: TaskLines) {
+        self.task_lines = task_lines;
+        for content in &mut self.sections {
+            if content.section == crate::tui::content::Section::Prompt {
+                content.built = false;
+                content.lines.clear();
+            }
+        }
     }
 
     /// Builds a section's lines (highlighted, the search's words marked) if not yet built.
@@ -38,6 +52,7 @@ impl OpenTrajectory {
             &self.loaded,
             highlighter,
             self.blind,
+            self.task_lines,
             &self.steps,
             content.section,
         );

@@ -6,7 +6,7 @@ use crate::store::TextHits;
 use crate::trajectory::{Label, TrajectoryId};
 use crate::tui::action::Action;
 use crate::tui::annotate;
-use crate::tui::content::{Section, SectionContent, fold_blocks};
+use crate::tui::content::{Section, SectionContent, TaskLines, fold_blocks};
 use crate::tui::highlight::Highlighter;
 use crate::tui::outcome::Outcome;
 use crate::tui::rich::{TextLine, Tone};
@@ -74,6 +74,8 @@ pub struct TrajectoryState {
     pub unfolded: bool,
     /// Whether the pane shows one turn (`v`) rather than the whole conversation.
     pub per_turn: bool,
+    /// Lines of each prompt message shown before the rest folds (`:fold N`).
+    pub task_lines: TaskLines,
     /// The whole conversation's scroll and laid-out sections.
     pub transcript: Transcript,
     /// Rows the whole conversation's pane shows (0 until measured).
@@ -135,6 +137,7 @@ impl TrajectoryState {
             sections,
             steps,
             blind,
+            task_lines: self.task_lines,
         }));
         match again {
             true => self.lay_out(),
@@ -206,6 +209,16 @@ impl TrajectoryState {
         };
         self.go_to_hit(self.hits[position]);
         Outcome::Notice(format!("search hit {} of {count}", position + 1))
+    }
+
+    /// Folds prompt messages after `task_lines` lines, in the open trajectory too.
+    pub fn set_task_lines(&mut self, task_lines: TaskLines) {
+        self.task_lines = task_lines;
+        if let Some(open) = &mut self.open {
+            open.set_task_lines(task_lines);
+            self.transcript.reset();
+            self.lay_out();
+        }
     }
 
     /// Lays the pane out again when its width (in cells) or height (in rows) changed.
