@@ -149,33 +149,6 @@ pub fn enum_named<T: DeserializeOwned>(
     })
 }
 
-/// A key that takes one table or an array of them (`x = { … }`, or `[[x]]` tables), read as
-/// a list either way: for `#[serde(deserialize_with = "one_or_many")]`. Errors inside a
-/// table keep their key, so an unknown one is still named.
-pub fn one_or_many<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    struct OneOrMany<T>(std::marker::PhantomData<T>);
-    impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for OneOrMany<T> {
-        type Value = Vec<T>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a table or an array of tables")
-        }
-
-        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Vec<T>, A::Error> {
-            T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(|one| vec![one])
-        }
-
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Vec<T>, A::Error> {
-            serde::Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
-        }
-    }
-    deserializer.deserialize_any(OneOrMany(std::marker::PhantomData))
-}
-
 /// One step of the way to a key: a table's key or an array's index.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Step {

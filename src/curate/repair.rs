@@ -4,6 +4,7 @@
 //! turn, and records what a repair made; the resampling is the fork machinery's
 //! (`run::repair`).
 
+pub use crate::trajectory::RepairScope;
 use crate::trajectory::{ErrorKind, Label, LabelStatus, Trajectory, TrajectoryId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -77,17 +78,6 @@ impl Repair {
             author: target.label.author.clone(),
         }
     }
-}
-
-/// Which failures a repair stage resamples.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RepairScope {
-    /// Only tasks the selection kept no sample of (where best of N found nothing).
-    #[default]
-    Unsolved,
-    /// Every task with a labelled failure.
-    All,
 }
 
 /// The label that places a failure's first error: a person's labels when it has any, else

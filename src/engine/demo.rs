@@ -4,6 +4,7 @@
 
 use crate::store::{Store, StoreResult};
 use crate::synthetic::{self, GROUP_SIZE, SyntheticSpec};
+use crate::trajectory::RunSettings;
 use crate::trajectory::metric;
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, Trajectory};
 use std::collections::BTreeMap;
@@ -62,7 +63,9 @@ pub fn fill(store: &Store, spec: &SyntheticSpec, mut progress: impl FnMut(u64)) 
     }
     store.put_run(&RunInfo {
         status: RunStatus::Done,
-        config: serde_json::json!({"note": "synthetic demo data", "group_size": GROUP_SIZE}),
+        config: RunSettings::Demo {
+            group_size: GROUP_SIZE as u32,
+        },
         created_at: 1_700_000_000_000,
         step: steps.saturating_sub(1),
         note: Some("synthetic demo data (rollscope demo-data)".into()),

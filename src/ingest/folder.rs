@@ -2,6 +2,7 @@
 
 use crate::formats::{self, ImportError, ImportOptions, ImportReport, Item, Problem};
 use crate::store::Store;
+use crate::trajectory::RunSettings;
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,7 +38,7 @@ pub fn import_folder(
         dir.display()
     );
     let folder = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let key = serde_json::json!({ "folder": folder });
+    let key = RunSettings::Folder(folder.clone());
     let earlier = store
         .runs()?
         .into_iter()

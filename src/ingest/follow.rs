@@ -12,6 +12,7 @@ use super::{claim, import_file_into};
 use crate::formats::{self, Format, ImportOptions, Item, Problem};
 use crate::run::{observed, this_process};
 use crate::store::{Filter, Store};
+use crate::trajectory::RunSettings;
 use crate::trajectory::{MetricsRow, RunInfo, RunKind, RunStatus, TrajectoryId};
 use anyhow::Context;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -106,7 +107,7 @@ impl Follower {
                     .map(|root| super::run_name_of(root))
                     .unwrap_or_default();
                 let mut run = RunInfo::new(name, RunKind::Import, 0, names.join(", "), 0);
-                run.config = serde_json::json!({ "follow": canonical });
+                run.config = RunSettings::Follow(canonical.clone());
                 run.note = Some(format!("following {}", names.join(", ")));
                 run.process = Some(this_process());
                 run.id = store.create_run(&run)?;
@@ -317,11 +318,10 @@ pub fn followed_roots(roots: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 /// The import run that followed exactly these roots (from `followed_roots`) before, to
 /// resume; an error when a process follows them now.
 pub fn run_following(store: &Store, roots: &[PathBuf]) -> anyhow::Result<Option<RunInfo>> {
-    let key = serde_json::json!(roots);
     let Some(run) = store
         .runs()?
         .into_iter()
-        .find(|run| run.kind == RunKind::Import && run.config.get("follow") == Some(&key))
+        .find(|run| run.kind == RunKind::Import && run.config.followed() == Some(roots))
     else {
         return Ok(None);
     };
@@ -339,9 +339,5 @@ pub fn run_following(store: &Store, roots: &[PathBuf]) -> anyhow::Result<Option<
 
 /// The paths an import run follows, when it is a follow.
 pub fn followed_paths(run: &RunInfo) -> Option<Vec<PathBuf>> {
-    let paths = run.config.get("follow")?.as_array()?;
-    paths
-        .iter()
-        .map(|path| path.as_str().map(PathBuf::from))
-        .collect()
+    run.config.followed().map(<[PathBuf]>::to_vec)
 }

@@ -5,6 +5,7 @@ use super::{EvalConfig, EvalFigures, RunContext, evaluate, local_policy};
 use crate::agent::rollout::RolloutConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::model::LanguageModel;
+use crate::trajectory::RunSettings;
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
 use anyhow::Context;
 use serde::Serialize;
@@ -68,7 +69,11 @@ pub fn evaluate_model(
     let owned: Vec<_> = tasks.iter().map(|t| t.as_ref().clone()).collect();
     context.store.put_tasks(&owned)?;
     let mut info = RunInfo {
-        config: serde_json::json!({"tasks": job.tasks.to_string(), "n": job.n, "pass_k": job.pass_k}),
+        config: RunSettings::Eval {
+            tasks: job.tasks.to_string(),
+            n: job.n,
+            pass_k: job.pass_k,
+        },
         note: Some(format!("eval of {}", dir.display())),
         ..RunInfo::new(
             String::new(),

@@ -10,6 +10,7 @@ use crate::agent::rollout::{
     Edit, ForkSpec, HttpPolicy, LocalPolicy, Policy, RolloutConfig, fork, fork_state, offered_tools,
 };
 use crate::stats::SuccessRate;
+use crate::trajectory::RunSettings;
 use crate::trajectory::{PrefixKind, RunInfo, RunKind, RunStatus, Task, Trajectory, TrajectoryId};
 use anyhow::Context;
 use serde::Serialize;
@@ -134,7 +135,7 @@ pub fn run_fork_job(
         }
     }
     let mut run = RunInfo {
-        config: serde_json::to_value(&config)?,
+        config: RunSettings::Rollout(Box::new(config.clone())),
         note: Some(fork_note(job)),
         ..RunInfo::new(
             String::new(),
@@ -325,11 +326,7 @@ fn fork_config(context: &RunContext, job: &ForkJob, parent: Option<&Trajectory>)
     let recorded = parent
         .and_then(|parent| parent.run.as_deref())
         .and_then(|run| context.store.get_run(run).ok().flatten())
-        .and_then(|run| {
-            serde_json::from_value::<RolloutConfig>(run.config.clone())
-                .ok()
-                .or_else(|| serde_json::from_value(run.config.get("rollout")?.clone()).ok())
-        });
+        .and_then(|run| run.config.rollout().cloned());
     let base = recorded.unwrap_or_default();
     RolloutConfig {
         seed: job.seed,

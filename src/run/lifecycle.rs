@@ -6,6 +6,7 @@ use super::config::RunConfig;
 use super::policy::{PolicyRequest, resolve_policy};
 use crate::session::SessionPaths;
 use crate::store::{Filter, Query, Store};
+use crate::trajectory::RunSettings;
 use crate::trajectory::{RunInfo, RunKind, RunStatus};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -65,7 +66,7 @@ pub fn start_run(
     total_steps: u64,
 ) -> anyhow::Result<(RunInfo, RunFiles)> {
     let template = RunInfo {
-        config: serde_json::to_value(config)?,
+        config: RunSettings::Training(Box::new(config.clone())),
         note: Some(config.name.clone()),
         process: Some(super::live::this_process()),
         stage: config.stage,

@@ -3,24 +3,7 @@
 use super::repair::RepairConfig;
 use crate::agent::tasks::TaskSetSpec;
 use crate::curate::SelectionRules;
-use serde::{Deserialize, Serialize};
-
-/// The badcase loop's own settings; the rest of the run config says which tasks it samples
-/// (`tasks.train`), evaluates on (`tasks.eval`), and how its RS-SFT trains (`[sft]`,
-/// `[trainer]`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LoopConfig {
-    /// Samples per training task in the badcase pass (the N of best-of-N).
-    pub samples: u32,
-    /// Which samples the RS-SFT trains on.
-    pub select: SelectionRules,
-    /// How labelled failures are repaired (`[loop.repair]`).
-    pub repair: RepairConfig,
-    /// More held-out task sets evaluated before and after, e.g. the cold start's, to see
-    /// what the RS-SFT forgot.
-    pub also_eval: Vec<String>,
-}
+pub use crate::trajectory::LoopConfig;
 
 impl Default for LoopConfig {
     fn default() -> Self {

@@ -86,7 +86,10 @@ pub const LOOP_PRESET: &str = include_str!("../../examples/loop-tiny.toml");
 /// (`grpo.async_rollouts`: a step trains on rollouts started a step earlier, so steps 1 and 2
 /// both list version 0's); `None` for step 0, which has none.
 pub fn step_rollouts(run: &RunInfo, step: u64) -> Option<Filter> {
-    let ahead = run.config.pointer("/grpo/async_rollouts") == Some(&serde_json::Value::Bool(true));
+    let ahead = run
+        .config
+        .training()
+        .is_some_and(|config| config.grpo.async_rollouts);
     let version = step.checked_sub(1)?.saturating_sub(u64::from(ahead));
     Some(Filter {
         run: Some(run.id.clone()),

@@ -11,20 +11,10 @@ use crate::curate::repair::{LabelSource, Repair, RepairScope, RepairTarget, repa
 use crate::curate::suggest::write_suggestions;
 use crate::curate::{SelectionRules, select};
 use crate::store::{Filter, Outcome};
+pub use crate::trajectory::RepairConfig;
 use crate::trajectory::TrajectoryId;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The `[loop.repair]` table: how labelled failures are repaired.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RepairConfig {
-    /// Continuations sampled from each failure's first wrong turn (0: no repair stage).
-    pub samples: usize,
-    /// Which tasks' failures are repaired: `unsolved` (no sample kept by the selection) or
-    /// `all`.
-    pub scope: RepairScope,
-}
 
 impl Default for RepairConfig {
     fn default() -> Self {

@@ -8,6 +8,7 @@ use crate::agent::rollout::{
 };
 use crate::agent::tasks::TaskSetSpec;
 use crate::model::LanguageModel;
+use crate::trajectory::RunSettings;
 use crate::trajectory::{RunInfo, RunKind, RunStatus, Trajectory, metric};
 use anyhow::Context;
 use serde::Serialize;
@@ -122,7 +123,7 @@ pub fn run_rollout_job(
         }
     };
     let mut run = RunInfo {
-        config: serde_json::to_value(&job.config)?,
+        config: RunSettings::Rollout(Box::new(job.config.clone())),
         note: Some(format!(
             "{} tasks of {} × {} samples",
             tasks.len(),

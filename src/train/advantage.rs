@@ -1,19 +1,6 @@
 //! Group-relative advantages: each sample's reward against its GRPO siblings.
 
-use serde::{Deserialize, Serialize};
-
-/// How rewards are scaled within a group.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AdvantageScale {
-    /// (R − mean) / (std + ε), std with Bessel's correction (TRL's default).
-    #[default]
-    Unbiased,
-    /// (R − mean) / (std + ε), population std.
-    Biased,
-    /// R − mean, no division (Dr. GRPO).
-    None,
-}
+pub use crate::trajectory::AdvantageScale;
 
 /// The advantages of one group's rewards, and whether the group carried any signal.
 #[derive(Clone, Debug, PartialEq)]

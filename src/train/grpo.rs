@@ -11,26 +11,10 @@ use super::trainer::Trainer;
 use crate::model::{
     LanguageModel, LoadOptions, Qwen, next_token_log_probs_at, next_token_stats_at, on_pool,
 };
+pub use crate::trajectory::GrpoConfig;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Tensor};
-use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// The settings of a GRPO update (missing keys take the defaults, unknown ones are refused).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct GrpoConfig {
-    /// β, clip ranges, loss aggregation.
-    pub objective: ObjectiveConfig,
-    /// μ: optimizer steps on each batch of rollouts.
-    pub iterations: usize,
-    /// The sampling temperature: log-probs are taken under `softmax(logits / T)`.
-    pub temperature: f64,
-    /// Token slots (samples × longest, padding included) of one micro-batch: the update's
-    /// samples are cut by length into micro-batches and their gradients summed, the loss
-    /// normalised by the whole update, so a step equals the one-batch step; 0: one batch.
-    pub micro_batch_tokens: usize,
-}
 
 impl Default for GrpoConfig {
     fn default() -> Self {

@@ -8,10 +8,10 @@ use super::error::{Result, TrainError};
 use crate::model::{
     LanguageModel, Linear, LowRankAdapter, Qwen, parameter_tensors, save_tensors, write_json,
 };
+pub use crate::trajectory::LoraConfig;
 use candle_core::{DType, Device, Tensor, Var};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -33,21 +33,6 @@ pub const ADAPTER_WEIGHTS_FILE: &str = "adapter_model.safetensors";
 pub const ADAPTER_CONFIG_FILE: &str = "adapter_config.json";
 
 const PEFT_PREFIX: &str = "base_model.model.";
-
-/// The shape of the adapters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LoraConfig {
-    /// Rank `r` of each update.
-    pub rank: usize,
-    /// `lora_alpha`: the update is scaled by `alpha / rank` (`alpha / √rank` with rsLoRA).
-    pub alpha: f64,
-    /// Projections that get an adapter, among [`LORA_TARGETS`].
-    pub target_modules: Vec<String>,
-    /// rsLoRA scaling.
-    #[serde(default)]
-    pub use_rslora: bool,
-}
 
 impl LoraConfig {
     /// The factor applied to `B·A`.

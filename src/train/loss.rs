@@ -3,39 +3,8 @@
 //! loss aggregations TRL knows (`grpo`, `bnpo`, `dr_grpo`, `dapo`). Masked tokens
 //! (observations, prompt, padding) never contribute.
 
+pub use crate::trajectory::{LossAggregation, ObjectiveConfig};
 use candle_core::{D, DType, Result, Tensor};
-use serde::{Deserialize, Serialize};
-
-/// How token losses become the batch loss.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LossAggregation {
-    /// Mean over each sample's tokens, then over samples (original GRPO).
-    #[default]
-    Grpo,
-    /// Mean over all tokens of the batch.
-    Bnpo,
-    /// Sum over tokens divided by samples × the maximum completion length (Dr. GRPO).
-    DrGrpo,
-    /// Mean over all tokens of the whole generation batch (DAPO); here the same as `bnpo`.
-    Dapo,
-}
-
-/// The settings of the objective (missing keys take the defaults, unknown ones are refused).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ObjectiveConfig {
-    /// KL weight; 0 skips the reference model.
-    pub beta: f64,
-    /// Lower clip range: ratios below 1 − ε_low stop improving a negative advantage.
-    pub epsilon_low: f64,
-    /// Upper clip range: ratios above 1 + ε_high stop improving a positive advantage.
-    pub epsilon_high: f64,
-    /// How token losses are aggregated.
-    pub aggregation: LossAggregation,
-    /// Completion length budget, the denominator of `dr_grpo`.
-    pub max_completion_length: usize,
-}
 
 impl Default for ObjectiveConfig {
     fn default() -> Self {

@@ -4,24 +4,10 @@
 
 use super::fused_adamw::{StepScalars, step_in_place};
 use crate::model::Isa;
+pub use crate::trajectory::AdamWConfig;
 use candle_core::backprop::GradStore;
 use candle_core::{DType, Device, Result, Tensor, Var};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-
-/// AdamW hyper-parameters (the learning rate comes per step from the schedule).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AdamWConfig {
-    /// First-moment decay.
-    pub beta1: f64,
-    /// Second-moment decay.
-    pub beta2: f64,
-    /// Added to the denominator.
-    pub eps: f64,
-    /// Decoupled weight decay.
-    pub weight_decay: f64,
-}
 
 impl Default for AdamWConfig {
     fn default() -> Self {

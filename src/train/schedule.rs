@@ -1,22 +1,6 @@
 //! Learning-rate schedules.
 
-use serde::{Deserialize, Serialize};
-
-/// How the learning rate changes over a run's optimizer steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum LrSchedule {
-    /// The base rate at every step (without fields, not a unit variant, so that a key
-    /// beside `kind` is refused).
-    Constant {},
-    /// Linear warmup, then linear decay to zero at `total_steps` (see [`warmup_linear`]).
-    WarmupLinear {
-        /// Steps of warmup.
-        warmup_steps: u64,
-        /// Steps of the whole run.
-        total_steps: u64,
-    },
-}
+pub use crate::trajectory::LrSchedule;
 
 impl Default for LrSchedule {
     fn default() -> Self {

@@ -3,34 +3,13 @@
 //! steps (`sft`, `grpo`) and checkpoints (`checkpoint`) are built on it.
 
 use super::error::{Result, TrainError};
-use super::lora::{LoraAdapters, LoraConfig};
+use super::lora::LoraAdapters;
 use super::optim::{AdamW, AdamWConfig, clip_grad_norm};
 use super::schedule::LrSchedule;
 use crate::model::{LanguageModel, Qwen, on_pool};
 use candle_core::Var;
 use candle_core::backprop::GradStore;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// How a trainer optimises; recorded in every checkpoint (missing keys take the defaults,
-/// unknown ones are refused).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TrainerConfig {
-    /// The base learning rate.
-    pub learning_rate: f64,
-    /// How the rate changes over optimizer steps.
-    pub schedule: LrSchedule,
-    /// Gradients are scaled to at most this global L2 norm before each step.
-    pub max_grad_norm: f64,
-    /// AdamW's moments, epsilon and weight decay.
-    pub adamw: AdamWConfig,
-    /// Train LoRA adapters on a frozen base instead of every weight.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub lora: Option<LoraConfig>,
-    /// Seed of the trainer's random choices (adapter initialisation, SFT batch order).
-    pub seed: u64,
-}
 
 impl Default for TrainerConfig {
     fn default() -> Self {
@@ -244,6 +223,7 @@ const _: fn() = || {
     fn send<T: Send>() {}
     send::<Trainer>();
 };
+pub use crate::trajectory::TrainerConfig;
 
 #[cfg(test)]
 mod tests {

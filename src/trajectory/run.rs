@@ -1,8 +1,8 @@
 //! Runs (training, rollout and evaluation jobs) and their per-step metrics.
 
+use super::RunSettings;
 use super::run_live::{MainJobStage, RunActivity, RunProcess};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -97,9 +97,9 @@ pub struct RunInfo {
     pub kind: RunKind,
     /// Where it stands.
     pub status: RunStatus,
-    /// Its configuration, as written in its TOML file.
-    #[serde(default)]
-    pub config: Value,
+    /// What it was configured with, by what it is.
+    #[serde(default, deserialize_with = "super::run_settings::read_settings")]
+    pub config: RunSettings,
     /// The seed every random choice derives from.
     pub seed: u64,
     /// The model folder (or served model name) it started from.
@@ -139,7 +139,7 @@ impl RunInfo {
             id,
             kind,
             status: RunStatus::Running,
-            config: Value::Null,
+            config: RunSettings::None,
             seed,
             model,
             code_version: CODE_VERSION.to_string(),

@@ -109,3 +109,88 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
         Err(StoreError::NewerSchema { found: 99, .. })
     ));
 }
+
+/// A copy of a fixture store's files under `target`.
+fn copy_store(from: &std::path::Path, target: &std::path::Path) {
+    std::fs::create_dir_all(target).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let to = target.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_store(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), to).unwrap();
+        }
+    }
+}
+
+#[test]
+fn run_records_written_before_settings_were_typed_read_typed() {
+    use rollscope::trajectory::RunSettings;
+    use serde_json::Value;
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/stores/before-typed-settings");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store");
+    copy_store(&fixture.join("store"), &path);
+    let store = Store::open(&path).unwrap();
+    let before: Vec<Value> = std::fs::read_to_string(fixture.join("runs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), before.len());
+    let mut seen = std::collections::HashSet::new();
+    for old in &before {
+        let run = runs.iter().find(|run| run.id == old["id"]).unwrap();
+        let config = &old["config"];
+        let field = |name: &str| config.get(name).cloned();
+        match &run.config {
+            RunSettings::Demo { group_size } => {
+                assert_eq!(Some(Value::from(*group_size)), field("group_size"));
+            }
+            RunSettings::Folder(folder) => {
+                assert_eq!(field("folder"), Some(Value::from(folder.to_str())))
+            }
+            RunSettings::Follow(paths) => {
+                assert_eq!(field("follow"), Some(serde_json::to_value(paths).unwrap()));
+            }
+            RunSettings::Eval { tasks, n, pass_k } => {
+                assert_eq!(field("tasks"), Some(Value::from(tasks.as_str())));
+                assert_eq!(field("n"), Some(Value::from(*n)));
+                assert_eq!(field("pass_k"), Some(Value::from(*pass_k)));
+            }
+            RunSettings::Training(settings) => {
+                assert_eq!(
+                    &serde_json::to_value(settings).unwrap(),
+                    config,
+                    "{}",
+                    run.id
+                );
+            }
+            RunSettings::Rollout(settings) => {
+                assert_eq!(
+                    &serde_json::to_value(settings).unwrap(),
+                    config,
+                    "{}",
+                    run.id
+                );
+            }
+            RunSettings::None => assert!(config.is_null(), "{}", run.id),
+        }
+        seen.insert(std::mem::discriminant(&run.config));
+        let mut record = serde_json::to_value(run).unwrap();
+        record["config"] = config.clone();
+        assert_eq!(record, *old, "{}: nothing else changed", run.id);
+    }
+    assert!(seen.len() >= 6, "the fixture holds six kinds of settings");
+    for run in &runs {
+        store.put_run(run).unwrap();
+        assert_eq!(
+            store.get_run(&run.id).unwrap().as_ref(),
+            Some(run),
+            "typed records round-trip"
+        );
+    }
+}

@@ -207,7 +207,7 @@ pub fn run_info(
         id: id.into(),
         kind,
         status,
-        config: serde_json::Value::Null,
+        config: Default::default(),
         seed: 0,
         model: "m".into(),
         code_version: "0".into(),

@@ -227,7 +227,7 @@ fn runs_tab_loads_metrics_and_follows_live_rows() {
         id: id.into(),
         kind: rollscope::trajectory::RunKind::Grpo,
         status: rollscope::trajectory::RunStatus::Running,
-        config: serde_json::Value::Null,
+        config: Default::default(),
         seed: 1,
         model: "m".into(),
         code_version: "0".into(),

@@ -1,41 +1,11 @@
 //! The rules of a rejection-sampling selection and how candidates are ranked.
 
 use crate::store::Summary;
-use crate::trajectory::ErrorKind;
-use serde::{Deserialize, Serialize};
+pub use crate::trajectory::SelectionRules;
 use std::cmp::Ordering;
 
 /// The `extra` key that marks a trajectory a person corrected (its value names who).
 pub const CORRECTED_BY: &str = "corrected_by";
-
-/// How to pick the samples to train on, per task.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SelectionRules {
-    /// Samples kept per task at most.
-    pub per_task: usize,
-    /// Keep only samples the verifier passed.
-    pub require_pass: bool,
-    /// Leave out samples with a confirmed error label.
-    pub exclude_confirmed_errors: bool,
-    /// Also keep samples a person corrected (`extra.corrected_by`), whatever their verdict
-    /// and labels.
-    pub include_corrected: bool,
-    /// Keep one of several samples of a task with the same completion.
-    pub dedup: bool,
-    /// Keep as many tasks of each difficulty level as the level with fewest has.
-    pub balance_difficulty: bool,
-    /// Leave out samples whose lowest process score is below this, or that have none: a
-    /// right answer the steps do not support (a lucky guess, a tool result not used) is not
-    /// a demonstration.
-    pub min_prm: Option<f64>,
-    /// Leave out samples with a suggested error label of these kinds too (kinds whose
-    /// suggestions are precise enough to trust without a person's look).
-    pub exclude_suggested: Vec<ErrorKind>,
-    /// Rank a task's samples by their lowest process score before their length (off: the
-    /// shortest first, as a selection by the verifier alone does).
-    pub rank_by_prm: bool,
-}
 
 impl Default for SelectionRules {
     fn default() -> Self {
