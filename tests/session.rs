@@ -5,6 +5,8 @@
 mod common;
 #[path = "session/concurrent.rs"]
 mod concurrent;
+#[path = "support/copy_dir.rs"]
+mod copy_dir;
 #[path = "session/faults.rs"]
 mod faults;
 #[path = "session/follow.rs"]

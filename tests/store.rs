@@ -3,6 +3,8 @@
 
 #[path = "store/checkpoint.rs"]
 mod checkpoint;
+#[path = "support/copy_dir.rs"]
+mod copy_dir;
 #[path = "store/crash.rs"]
 mod crash;
 #[path = "store/labels.rs"]

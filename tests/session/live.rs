@@ -3,6 +3,7 @@
 //! through the server with every label.
 
 use super::common::{cli, connect, demo, failures, session, stdout};
+use crate::copy_dir::copy_dir;
 use ratatui::layout::Rect;
 use rollscope::engine::{Command, Engine, EngineConfig, Update};
 use rollscope::store::{Changed, SCHEMA_VERSION};
@@ -73,19 +74,6 @@ fn the_tui_asks_again_for_what_changed_and_keeps_its_cursor() {
     );
     assert!(commands.contains(&Command::LoadRuns), "{commands:?}");
     assert_eq!(app.tabs.rollouts.list.cursor, 3);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]

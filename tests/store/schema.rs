@@ -1,6 +1,7 @@
 //! Schema versions: old stores migrate (a listing row for every trajectory), newer ones are refused.
 
 use super::*;
+use crate::copy_dir::copy_dir;
 
 #[test]
 fn a_schema_1_store_gets_a_listing_row_for_every_trajectory() {
@@ -110,20 +111,6 @@ fn schema_versions_are_checked_and_old_stores_migrate() {
     ));
 }
 
-/// A copy of a fixture store's files under `target`.
-fn copy_store(from: &std::path::Path, target: &std::path::Path) {
-    std::fs::create_dir_all(target).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let to = target.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_store(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), to).unwrap();
-        }
-    }
-}
-
 #[test]
 fn run_records_written_before_settings_were_typed_read_typed() {
     use rollscope::trajectory::RunSettings;
@@ -132,7 +119,7 @@ fn run_records_written_before_settings_were_typed_read_typed() {
         .join("tests/data/stores/before-typed-settings");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("store");
-    copy_store(&fixture.join("store"), &path);
+    copy_dir(&fixture.join("store"), &path);
     let store = Store::open(&path).unwrap();
     let before: Vec<Value> = std::fs::read_to_string(fixture.join("runs.jsonl"))
         .unwrap()
@@ -161,21 +148,10 @@ fn run_records_written_before_settings_were_typed_read_typed() {
                 assert_eq!(field("n"), Some(Value::from(*n)));
                 assert_eq!(field("pass_k"), Some(Value::from(*pass_k)));
             }
-            RunSettings::Training(settings) => {
-                assert_eq!(
-                    &serde_json::to_value(settings).unwrap(),
-                    config,
-                    "{}",
-                    run.id
-                );
-            }
-            RunSettings::Rollout(settings) => {
-                assert_eq!(
-                    &serde_json::to_value(settings).unwrap(),
-                    config,
-                    "{}",
-                    run.id
-                );
+            RunSettings::Training(_) | RunSettings::Rollout(_) => {
+                let typed = serde_json::to_value(&run.config).unwrap();
+                let settings = typed.as_object().and_then(|tagged| tagged.values().next());
+                assert_eq!(settings, Some(config), "{}", run.id);
             }
             RunSettings::None => assert!(config.is_null(), "{}", run.id),
         }

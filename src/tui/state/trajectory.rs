@@ -17,6 +17,7 @@ use crate::tui::token_text::TokenLayout;
 use std::sync::Arc;
 
 mod scroll;
+mod tokens;
 
 /// What the token view shades tokens by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -316,7 +317,7 @@ impl TrajectoryState {
             return Outcome::Commands(Vec::new());
         }
         if let Some(cursor) = &mut self.tokens {
-            return token_action(cursor, action, &self.token_layout);
+            return tokens::token_action(cursor, action, &self.token_layout);
         }
         let sections = open.sections.len();
         match action {
@@ -381,28 +382,3 @@ const HIT_CONTEXT_ROWS: usize = 6;
 
 /// Columns one sideways scroll moves code by.
 const SIDE_STEP: usize = 8;
-
-/// Lines a page key moves the token cursor by.
-const TOKEN_PAGE_LINES: isize = 10;
-
-fn token_action(cursor: &mut TokenCursor, action: Action, layout: &TokenLayout) -> Outcome {
-    let last = layout.len().saturating_sub(1);
-    match action {
-        Action::Right => cursor.index = (cursor.index + 1).min(last),
-        Action::Left => cursor.index = cursor.index.saturating_sub(1),
-        Action::Down => cursor.index = layout.moved(cursor.index, 1),
-        Action::Up => cursor.index = layout.moved(cursor.index, -1),
-        Action::PageDown => cursor.index = layout.moved(cursor.index, TOKEN_PAGE_LINES),
-        Action::PageUp => cursor.index = layout.moved(cursor.index, -TOKEN_PAGE_LINES),
-        Action::Top => cursor.index = 0,
-        Action::Bottom => cursor.index = last,
-        Action::Entropy => {
-            cursor.heat = match cursor.heat {
-                Heat::LogProb => Heat::Entropy,
-                Heat::Entropy => Heat::LogProb,
-            }
-        }
-        _ => return Outcome::Ignored,
-    }
-    Outcome::Commands(Vec::new())
-}
