@@ -74,6 +74,7 @@ impl Default for SftConfig {
             direct_answers: 0.0,
             loss_on_user: false,
             copy_drills: 0,
+            drill_focus: 0.0,
             group_by_length: true,
             replay: Vec::new(),
         }
@@ -192,6 +193,11 @@ impl RunConfig {
             (0.0..=1.0).contains(&self.sft.direct_answers),
             "sft.direct_answers must be a fraction between 0 and 1, not {}",
             self.sft.direct_answers
+        );
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.sft.drill_focus),
+            "sft.drill_focus must be a fraction between 0 and 1, not {}",
+            self.sft.drill_focus
         );
         Ok(())
     }

@@ -17,6 +17,9 @@ const MAX_NUMBERS: u64 = 12;
 const MAX_FILLER: u64 = 3;
 /// The random stream drills draw from, apart from the streams that order and style the demos.
 const DRILL_STREAM: u64 = 0xd1;
+/// The largest number of a focused draw (`sft.drill_focus`): level-1 problems' operands (2–20)
+/// and results (up to 40).
+const FOCUS_MAX: u64 = 40;
 /// Words a drill puts between its numbers, as a word problem has them.
 const FILLER: [&str; 16] = [
     "has", "gets", "more", "then", "gives", "and", "the", "of", "each", "left", "to", "a",
@@ -25,8 +28,10 @@ const FILLER: [&str; 16] = [
 
 /// Drill `index` under `seed`: the system message (if any), a user message asking for the
 /// whole numbers (each a single token of the embedded tokenizer) of a text of numbers and
-/// filler words, and the assistant's reply that lists them in order.
-pub fn copy_drill(system: Option<&Message>, seed: u64, index: u64) -> Vec<Message> {
+/// filler words, and the assistant's reply that lists them in order. A share `focus` of the
+/// numbers is drawn from 0–40 (none with `focus` 0, and then no random draw is spent on it,
+/// so drills stay what they were).
+pub fn copy_drill(system: Option<&Message>, seed: u64, index: u64, focus: f64) -> Vec<Message> {
     let mut rng = SplitMix64::for_item(seed, DRILL_STREAM, index);
     let count = rng.range(MIN_NUMBERS, MAX_NUMBERS);
     let mut text = Vec::new();
@@ -35,7 +40,12 @@ pub fn copy_drill(system: Option<&Message>, seed: u64, index: u64) -> Vec<Messag
         for _ in 0..rng.range(0, MAX_FILLER) {
             text.push(rng.pick(&FILLER).to_string());
         }
-        let number = rng.range(0, u64::from(WHOLE_NUMBER_TOKENS)).to_string();
+        let focused = focus > 0.0 && (rng.next_u64() as f64 / u64::MAX as f64) < focus;
+        let high = match focused {
+            true => FOCUS_MAX,
+            false => u64::from(WHOLE_NUMBER_TOKENS),
+        };
+        let number = rng.range(0, high).to_string();
         text.push(number.clone());
         numbers.push(number);
     }
@@ -58,7 +68,7 @@ mod tests {
         let system = Message::system("be brief");
         let mut with_filler = 0;
         for index in 0..50 {
-            let messages = copy_drill(Some(&system), 3, index);
+            let messages = copy_drill(Some(&system), 3, index, 0.0);
             assert_eq!(messages.len(), 3);
             assert_eq!(messages[0].role, Role::System);
             let text = messages[1]
@@ -84,9 +94,38 @@ mod tests {
 
     #[test]
     fn drills_differ_by_index_and_seed_and_repeat_for_the_same_ones() {
-        let first = copy_drill(None, 1, 0);
-        assert_eq!(first, copy_drill(None, 1, 0));
-        assert_ne!(first[1].content, copy_drill(None, 1, 1)[1].content);
-        assert_ne!(first[1].content, copy_drill(None, 2, 0)[1].content);
+        let first = copy_drill(None, 1, 0, 0.0);
+        assert_eq!(first, copy_drill(None, 1, 0, 0.0));
+        assert_ne!(first[1].content, copy_drill(None, 1, 1, 0.0)[1].content);
+        assert_ne!(first[1].content, copy_drill(None, 2, 0, 0.0)[1].content);
+    }
+
+    /// The numbers of drills 0..200 under seed 5 with `focus`.
+    fn drill_numbers(focus: f64) -> Vec<u64> {
+        (0..200)
+            .flat_map(|index| {
+                let reply = copy_drill(None, 5, index, focus)[1].content.clone();
+                reply
+                    .split(' ')
+                    .filter_map(|word| word.parse::<u64>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_focused_share_of_numbers_comes_from_the_small_ones() {
+        let small_share = |numbers: &[u64]| {
+            numbers.iter().filter(|&&n| n <= FOCUS_MAX).count() as f64 / numbers.len() as f64
+        };
+        let uniform = small_share(&drill_numbers(0.0));
+        let focused = small_share(&drill_numbers(0.5));
+        let expected_uniform = (FOCUS_MAX + 1) as f64 / f64::from(WHOLE_NUMBER_TOKENS + 1);
+        assert!((uniform - expected_uniform).abs() < 0.05, "{uniform}");
+        let expected = 0.5 + 0.5 * expected_uniform;
+        assert!(
+            (focused - expected).abs() < 0.05,
+            "{focused} against {expected}"
+        );
     }
 }

@@ -112,7 +112,7 @@ fn demo_conversations(config: &RunConfig) -> anyhow::Result<Vec<Conversation>> {
         .map(|task| offered_tools(task, &config.rollout))
         .unwrap_or_default();
     for index in 0..config.sft.copy_drills {
-        let drill = copy_drill(system, config.seed, index as u64);
+        let drill = copy_drill(system, config.seed, index as u64, config.sft.drill_focus);
         conversations.push((format!("copy drill {index}"), Some(drill), tools.clone()));
     }
     Ok(conversations)

@@ -75,6 +75,9 @@ pub struct SftConfig {
     /// numbers the assistant lists in order, which teach the attention that copies a
     /// question's numbers into the calculator call (`run::drills`).
     pub copy_drills: usize,
+    /// Share of a drill's numbers drawn from 0–40 (what level-1 problems copy: their operands
+    /// and results) instead of every whole-number token (0: uniform over all of them).
+    pub drill_focus: f64,
     /// Batch examples of similar length together (little padding, but each batch one kind
     /// of example); false: every batch a random mix, as Hugging Face's Trainer does by
     /// default.

@@ -9,7 +9,11 @@ use crate::tui::token_text::TokenLayout;
 const TOKEN_PAGE_LINES: isize = 10;
 
 /// The token view's keys: the cursor moves over the trace's tokens; `e` switches the shading.
-pub(super) fn token_action(cursor: &mut TokenCursor, action: Action, layout: &TokenLayout) -> Outcome {
+pub(super) fn token_action(
+    cursor: &mut TokenCursor,
+    action: Action,
+    layout: &TokenLayout,
+) -> Outcome {
     let last = layout.len().saturating_sub(1);
     match action {
         Action::Right => cursor.index = (cursor.index + 1).min(last),
